@@ -1,0 +1,49 @@
+# Everyday commands. `make run` and `make test` are the two set-up commands: each installs what it
+# needs first. Every other target assumes nothing either.
+SHELL := bash
+.SHELLFLAGS := -eu -o pipefail -c
+.DEFAULT_GOAL := help
+
+export REDOCLY_TELEMETRY := off
+export REDOCLY_SUPPRESS_UPDATE_NOTICE := true
+export NO_UPDATE_NOTIFIER := 1
+
+BIN := node_modules/.bin
+INSTALLED := node_modules/.installed
+MOCK_PORT ?= 4010
+DOCS_OUT ?= dist/docs/index.html
+
+.PHONY: help install lint generate check-generated typecheck test mock docs run clean
+
+help: ## List the commands.
+	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-16s %s\n", $$1, $$2}'
+
+$(INSTALLED): package.json package-lock.json
+	npm ci --no-audit --no-fund
+	@touch $@
+
+install: $(INSTALLED) ## Install the npm packages (npm ci) when package-lock.json changed.
+
+lint: $(INSTALLED) ## Lint every area of the contract with Redocly (zero errors, zero warnings).
+	$(BIN)/redocly lint --max-problems 200
+
+generate: $(INSTALLED) ## Rebuild generated/ (area bundles, the joined platform bundle, TypeScript types).
+	$(BIN)/tsx scripts/generate.ts
+
+check-generated: $(INSTALLED) ## Fail when generated/ is stale against openapi/.
+	$(BIN)/tsx scripts/generate.ts --check
+
+typecheck: $(INSTALLED) ## Type-check every TypeScript file.
+	$(BIN)/tsc --noEmit -p tsconfig.json
+
+test: $(INSTALLED) lint check-generated typecheck ## Install, lint, check generated/, type-check and run every test.
+	$(BIN)/vitest run
+
+mock: $(INSTALLED) ## Serve the joined bundle with the Prism mock on MOCK_PORT (default 4010).
+	$(BIN)/prism mock generated/platform.openapi.yaml --host 127.0.0.1 --port $(MOCK_PORT)
+
+docs: $(INSTALLED) ## Render the offline HTML reference of every area to DOCS_OUT (dist/docs/index.html).
+	$(BIN)/redocly build-docs generated/platform.openapi.yaml --output $(DOCS_OUT) --inlineBundle
+
+clean: ## Remove build output (not generated/, which is committed).
+	rm -rf dist

@@ -1,0 +1,9 @@
+/** The areas of the platform, in the order of the seed; each has a root at openapi/<area>/openapi.yaml. */
+export const AREAS = [
+  'authentication',
+  'payment-link',
+  'web-checkout',
+  'subscription',
+  'plan',
+  'subscription-webhook',
+] as const;
