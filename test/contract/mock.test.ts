@@ -49,7 +49,7 @@ function securityHeaders(op: Operation): Record<string, string> {
   const first = requirements[0] ?? {};
   const scheme = Object.keys(first)[0];
   if (!scheme) return {};
-  const definition = deref(doc, doc.components.securitySchemes[scheme]);
+  const definition = deref(doc, doc.components.securitySchemes?.[scheme]);
   if (definition.type === 'http' && definition.scheme === 'basic') {
     return { authorization: `Basic ${Buffer.from('demo-user:demo-password').toString('base64')}` };
   }
