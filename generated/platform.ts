@@ -653,7 +653,8 @@ export interface components {
         /**
          * @description Error body of the first token endpoint form ("Invalid request" and "Invalid credentials").
          *     Package decision (the seed lists no codes): `error_code` is one of `invalid_request`,
-         *     `unsupported_grant_type`, `invalid_scope` (400) or `invalid_credentials` (401).
+         *     `unsupported_grant_type`, `invalid_scope` (400), `invalid_credentials` (401),
+         *     `payload_too_large` (413) or `too_many_requests` (429).
          */
         TokenError: {
             /** @description Machine-readable error code. */
@@ -691,7 +692,8 @@ export interface components {
         /**
          * @description Error body of the second token endpoint form. Package decision (the seed shows only the invalid
          *     credentials case): `error` is one of `invalid_request`, `unsupported_grant_type` (400) or
-         *     `invalid_client` (401), as in RFC 6749, section 5.2.
+         *     `invalid_client` (401), as in RFC 6749, section 5.2; a body over the size limit answers 413 with
+         *     `invalid_request`, and too many requests answer 429 with `too_many_requests`.
          */
         OAuthError: {
             /** @description Machine-readable error. */
@@ -1050,6 +1052,7 @@ export interface components {
          *     | `image_too_large` | 413 | the uploaded image exceeds 5 MiB |
          *     | `unsupported_media_type` | 415 | the request is not `multipart/form-data`, or the image is not PNG, JPEG or WebP |
          *     | `invalid_date_range` | 422 | a list filter's start is not before its end |
+         *     | `too_many_requests` | 429 | the client sent too many requests; wait `Retry-After` seconds |
          *     | `internal_error` | 500 | an unexpected failure |
          *
          *     Clients must accept unknown codes (the platform may add some) and branch on the HTTP status first.
@@ -1715,6 +1718,8 @@ export interface components {
          *     | 404 | `not_found` | the token's seller, or its web checkout configuration, does not exist |
          *     | 422 | `validation_error` | a field that is present fails a rule: type, format, enum, pattern, length, bound, or a rule the server checks (a valid CPF/CNPJ, a currency of the seller, a complete notification) |
          *     | 422 | `country_rule_violation` | a value the seller's country does not allow (Argentina's configurations, a document type of another country) |
+         *     | 413 | `payload_too_large` | the request body is over the size limit |
+         *     | 429 | `too_many_requests` | the client sent too many requests; wait `Retry-After` seconds |
          *     | 500 | (none) | unexpected failure; the body carries `message` and `details` only |
          *
          *     400 and 422 carry one detail per offending field. 401, 403 and 404 carry `details` with at most one
@@ -1725,7 +1730,7 @@ export interface components {
              * @description Machine-readable error code (see the table). Required on 400; absent on 500.
              * @enum {string}
              */
-            code?: "guid_error" | "invalid_request" | "unauthorized" | "service_not_enabled" | "not_found" | "validation_error" | "country_rule_violation";
+            code?: "guid_error" | "invalid_request" | "unauthorized" | "service_not_enabled" | "not_found" | "validation_error" | "country_rule_violation" | "payload_too_large" | "too_many_requests";
             /** @description Human-readable message. */
             message: string;
             /** @description Details of the error; their object depends on the error context. */
@@ -2935,6 +2940,8 @@ export interface components {
          *     | 422 | be-subscription | `new_scheduled_date must be after today and keep the installments in order` | see `updateFloatingInstallment` |
          *     | 422 | be-plan | `Debit plans cannot be activated in Brazil` | activating a `debit_card` plan of a BR seller |
          *     | 422 | dpm-webhooks | `Invalid payment status transition` | the event's status is not a move of the payment state machine; `payments[]` lists the payment |
+         *     | 413 | any | `Request body too large` | the request body is over the size limit |
+         *     | 429 | any | `Too many requests` | the client sent too many requests; wait `Retry-After` seconds |
          *     | 500 | any | `Internal server error` | unexpected failure; nothing was changed |
          */
         RecurrenceError: {
@@ -3081,13 +3088,87 @@ export interface components {
     };
     responses: {
         /**
+         * @description Request body too large. **Package decision (the seed does not show body limits):** a request
+         *     body over the limit answers 413 in the area's error body. The reference sandbox accepts JSON and
+         *     form bodies up to 1 MiB (product images: see their own limit).
+         */
+        TokenPayloadTooLarge: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["TokenError"];
+            };
+        };
+        /**
+         * @description Too many requests. **Package decision (the seed does not show rate limits):** any operation may
+         *     answer 429 with a `Retry-After` header (seconds) and the area's error body; wait that long
+         *     before sending again. The reference sandbox limits each client (the token's client id, or the
+         *     caller's address where no token is sent) with a token bucket, by default 100 requests per
+         *     second with a burst of 200, per server instance.
+         */
+        TokenTooManyRequests: {
+            headers: {
+                "Retry-After": components["headers"]["RetryAfter"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["TokenError"];
+            };
+        };
+        /**
+         * @description Request body too large. **Package decision (the seed does not show body limits):** a request
+         *     body over the limit answers 413 in the area's error body. The reference sandbox accepts JSON and
+         *     form bodies up to 1 MiB (product images: see their own limit).
+         */
+        OAuthPayloadTooLarge: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["OAuthError"];
+            };
+        };
+        /**
+         * @description Too many requests. **Package decision (the seed does not show rate limits):** any operation may
+         *     answer 429 with a `Retry-After` header (seconds) and the area's error body; wait that long
+         *     before sending again. The reference sandbox limits each client (the token's client id, or the
+         *     caller's address where no token is sent) with a token bucket, by default 100 requests per
+         *     second with a burst of 200, per server instance.
+         */
+        OAuthTooManyRequests: {
+            headers: {
+                "Retry-After": components["headers"]["RetryAfter"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["OAuthError"];
+            };
+        };
+        /**
          * @description The bearer token is missing, malformed, badly signed, expired, or lacks the scope
          *     `digital-plataform:gateway-api`: code `unauthorized`, checked before anything else. The seed
          *     lists 401 for `GET /sellers` only; on the other protected operations it is a package decision
          *     (written in each operation's description).
          */
-        Unauthorized: {
+        PaymentLinkUnauthorized: {
             headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["PaymentLinkError"];
+            };
+        };
+        /**
+         * @description Too many requests. **Package decision (the seed does not show rate limits):** any operation may
+         *     answer 429 with a `Retry-After` header (seconds) and the area's error body; wait that long
+         *     before sending again. The reference sandbox limits each client (the token's client id, or the
+         *     caller's address where no token is sent) with a token bucket, by default 100 requests per
+         *     second with a burst of 200, per server instance.
+         */
+        PaymentLinkTooManyRequests: {
+            headers: {
+                "Retry-After": components["headers"]["RetryAfter"];
                 [name: string]: unknown;
             };
             content: {
@@ -3101,12 +3182,41 @@ export interface components {
          *     `payment_link_not_found` (example `platform_sample`). The schema accepts it; the reference sandbox
          *     sends `internal_error` with `status_code` 500. Clients must rely on the HTTP status.
          */
-        InternalError: {
+        PaymentLinkInternalError: {
             headers: {
                 [name: string]: unknown;
             };
             content: {
                 "application/json": components["schemas"]["PaymentLinkError"];
+            };
+        };
+        /**
+         * @description Request body too large. **Package decision (the seed does not show body limits):** a request
+         *     body over the limit answers 413 in the area's error body. The reference sandbox accepts JSON and
+         *     form bodies up to 1 MiB (product images: see their own limit).
+         */
+        WebCheckoutPayloadTooLarge: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["WebCheckoutError"];
+            };
+        };
+        /**
+         * @description Too many requests. **Package decision (the seed does not show rate limits):** any operation may
+         *     answer 429 with a `Retry-After` header (seconds) and the area's error body; wait that long
+         *     before sending again. The reference sandbox limits each client (the token's client id, or the
+         *     caller's address where no token is sent) with a token bucket, by default 100 requests per
+         *     second with a burst of 200, per server instance.
+         */
+        WebCheckoutTooManyRequests: {
+            headers: {
+                "Retry-After": components["headers"]["RetryAfter"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["WebCheckoutError"];
             };
         };
         /**
@@ -3128,6 +3238,35 @@ export interface components {
          */
         SubscriptionUnauthorized: {
             headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["RecurrenceError"];
+            };
+        };
+        /**
+         * @description Request body too large. **Package decision (the seed does not show body limits):** a request
+         *     body over the limit answers 413 in the area's error body. The reference sandbox accepts JSON and
+         *     form bodies up to 1 MiB (product images: see their own limit).
+         */
+        SubscriptionPayloadTooLarge: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["RecurrenceError"];
+            };
+        };
+        /**
+         * @description Too many requests. **Package decision (the seed does not show rate limits):** any operation may
+         *     answer 429 with a `Retry-After` header (seconds) and the area's error body; wait that long
+         *     before sending again. The reference sandbox limits each client (the token's client id, or the
+         *     caller's address where no token is sent) with a token bucket, by default 100 requests per
+         *     second with a burst of 200, per server instance.
+         */
+        SubscriptionTooManyRequests: {
+            headers: {
+                "Retry-After": components["headers"]["RetryAfter"];
                 [name: string]: unknown;
             };
             content: {
@@ -3157,6 +3296,51 @@ export interface components {
                 "application/json": components["schemas"]["RecurrenceError"];
             };
         };
+        /**
+         * @description Too many requests. **Package decision (the seed does not show rate limits):** any operation may
+         *     answer 429 with a `Retry-After` header (seconds) and the area's error body; wait that long
+         *     before sending again. The reference sandbox limits each client (the token's client id, or the
+         *     caller's address where no token is sent) with a token bucket, by default 100 requests per
+         *     second with a burst of 200, per server instance.
+         */
+        PlanTooManyRequests: {
+            headers: {
+                "Retry-After": components["headers"]["RetryAfter"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["RecurrenceError"];
+            };
+        };
+        /**
+         * @description Request body too large. **Package decision (the seed does not show body limits):** a request
+         *     body over the limit answers 413 in the area's error body. The reference sandbox accepts JSON and
+         *     form bodies up to 1 MiB (product images: see their own limit).
+         */
+        SubscriptionWebhookPayloadTooLarge: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["RecurrenceError"];
+            };
+        };
+        /**
+         * @description Too many requests. **Package decision (the seed does not show rate limits):** any operation may
+         *     answer 429 with a `Retry-After` header (seconds) and the area's error body; wait that long
+         *     before sending again. The reference sandbox limits each client (the token's client id, or the
+         *     caller's address where no token is sent) with a token bucket, by default 100 requests per
+         *     second with a burst of 200, per server instance.
+         */
+        SubscriptionWebhookTooManyRequests: {
+            headers: {
+                "Retry-After": components["headers"]["RetryAfter"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["RecurrenceError"];
+            };
+        };
     };
     parameters: {
         /**
@@ -3172,7 +3356,13 @@ export interface components {
         Username: string;
     };
     requestBodies: never;
-    headers: never;
+    headers: {
+        /**
+         * @description Seconds to wait before sending the request again.
+         * @example 1
+         */
+        RetryAfter: number;
+    };
     pathItems: never;
 }
 export type $defs = Record<string, never>;
@@ -3217,6 +3407,8 @@ export interface operations {
                     "application/json": components["schemas"]["TokenError"];
                 };
             };
+            413: components["responses"]["TokenPayloadTooLarge"];
+            429: components["responses"]["TokenTooManyRequests"];
         };
     };
     issueAccessTokenWithBasicAuth: {
@@ -3259,6 +3451,8 @@ export interface operations {
                     "application/json": components["schemas"]["OAuthError"];
                 };
             };
+            413: components["responses"]["OAuthPayloadTooLarge"];
+            429: components["responses"]["OAuthTooManyRequests"];
         };
     };
     listPaymentLinks: {
@@ -3364,7 +3558,7 @@ export interface operations {
                     "application/json": components["schemas"]["PaymentLinkError"];
                 };
             };
-            401: components["responses"]["Unauthorized"];
+            401: components["responses"]["PaymentLinkUnauthorized"];
             /** @description A date range filter whose start is not before its end (`invalid_date_range`). */
             422: {
                 headers: {
@@ -3374,7 +3568,8 @@ export interface operations {
                     "application/json": components["schemas"]["PaymentLinkError"];
                 };
             };
-            500: components["responses"]["InternalError"];
+            429: components["responses"]["PaymentLinkTooManyRequests"];
+            500: components["responses"]["PaymentLinkInternalError"];
         };
     };
     getPaymentLinkByShortId: {
@@ -3416,7 +3611,8 @@ export interface operations {
                     "application/json": components["schemas"]["PaymentLinkError"];
                 };
             };
-            500: components["responses"]["InternalError"];
+            429: components["responses"]["PaymentLinkTooManyRequests"];
+            500: components["responses"]["PaymentLinkInternalError"];
         };
     };
     getSeller: {
@@ -3446,7 +3642,7 @@ export interface operations {
                     "application/json": components["schemas"]["PaymentLinkError"];
                 };
             };
-            401: components["responses"]["Unauthorized"];
+            401: components["responses"]["PaymentLinkUnauthorized"];
             /** @description The token's seller does not exist (`seller_not_found`). */
             404: {
                 headers: {
@@ -3456,7 +3652,8 @@ export interface operations {
                     "application/json": components["schemas"]["PaymentLinkError"];
                 };
             };
-            500: components["responses"]["InternalError"];
+            429: components["responses"]["PaymentLinkTooManyRequests"];
+            500: components["responses"]["PaymentLinkInternalError"];
         };
     };
     getBusinessConfiguration: {
@@ -3486,7 +3683,7 @@ export interface operations {
                     "application/json": components["schemas"]["PaymentLinkError"];
                 };
             };
-            401: components["responses"]["Unauthorized"];
+            401: components["responses"]["PaymentLinkUnauthorized"];
             /** @description The token's seller does not exist, or has no saved business configuration. */
             404: {
                 headers: {
@@ -3496,7 +3693,8 @@ export interface operations {
                     "application/json": components["schemas"]["PaymentLinkError"];
                 };
             };
-            500: components["responses"]["InternalError"];
+            429: components["responses"]["PaymentLinkTooManyRequests"];
+            500: components["responses"]["PaymentLinkInternalError"];
         };
     };
     getPaymentLinkOrder: {
@@ -3540,7 +3738,7 @@ export interface operations {
                     "application/json": components["schemas"]["PaymentLinkError"];
                 };
             };
-            401: components["responses"]["Unauthorized"];
+            401: components["responses"]["PaymentLinkUnauthorized"];
             /**
              * @description The seller has no such link (`payment_link_not_found`, seed), or the link has no such order
              *     (`order_not_found`).
@@ -3557,7 +3755,8 @@ export interface operations {
                     "application/json": components["schemas"]["PaymentLinkError"];
                 };
             };
-            500: components["responses"]["InternalError"];
+            429: components["responses"]["PaymentLinkTooManyRequests"];
+            500: components["responses"]["PaymentLinkInternalError"];
         };
     };
     uploadProductImage: {
@@ -3591,7 +3790,7 @@ export interface operations {
                     "application/json": components["schemas"]["PaymentLinkError"];
                 };
             };
-            401: components["responses"]["Unauthorized"];
+            401: components["responses"]["PaymentLinkUnauthorized"];
             /** @description The image exceeds 5 MiB (`image_too_large`). */
             413: {
                 headers: {
@@ -3610,7 +3809,8 @@ export interface operations {
                     "application/json": components["schemas"]["PaymentLinkError"];
                 };
             };
-            500: components["responses"]["InternalError"];
+            429: components["responses"]["PaymentLinkTooManyRequests"];
+            500: components["responses"]["PaymentLinkInternalError"];
         };
     };
     createPaymentIntent: {
@@ -3678,6 +3878,7 @@ export interface operations {
                     "application/json": components["schemas"]["WebCheckoutError"];
                 };
             };
+            413: components["responses"]["WebCheckoutPayloadTooLarge"];
             /** @description One or more fields failed validation (`validation_error`) or break a rule of the seller's country (`country_rule_violation`). */
             422: {
                 headers: {
@@ -3687,6 +3888,7 @@ export interface operations {
                     "application/json": components["schemas"]["WebCheckoutError"];
                 };
             };
+            429: components["responses"]["WebCheckoutTooManyRequests"];
             /** @description Unexpected failure; `message` and `details` only. */
             500: {
                 headers: {
@@ -3750,6 +3952,7 @@ export interface operations {
                     "application/json": components["schemas"]["WebCheckoutError"];
                 };
             };
+            413: components["responses"]["WebCheckoutPayloadTooLarge"];
             /** @description One or more fields failed validation (`validation_error`). */
             422: {
                 headers: {
@@ -3759,6 +3962,7 @@ export interface operations {
                     "application/json": components["schemas"]["WebCheckoutError"];
                 };
             };
+            429: components["responses"]["WebCheckoutTooManyRequests"];
             /** @description Unexpected failure; `message` and `details` only. */
             500: {
                 headers: {
@@ -3830,6 +4034,7 @@ export interface operations {
                     "application/json": components["schemas"]["RecurrenceError"];
                 };
             };
+            413: components["responses"]["SubscriptionPayloadTooLarge"];
             /**
              * @description **Package decision (the seed does not show it):** a business rule refuses the subscription:
              *     `seller_id does not match the authenticated seller`, `Plan is inactive`, `Payment type not
@@ -3844,6 +4049,7 @@ export interface operations {
                     "application/json": components["schemas"]["RecurrenceError"];
                 };
             };
+            429: components["responses"]["SubscriptionTooManyRequests"];
             500: components["responses"]["SubscriptionInternalServerError"];
         };
     };
@@ -3905,6 +4111,7 @@ export interface operations {
             };
             401: components["responses"]["SubscriptionUnauthorized"];
             404: components["responses"]["SubscriptionNotFound"];
+            429: components["responses"]["SubscriptionTooManyRequests"];
             500: components["responses"]["SubscriptionInternalServerError"];
         };
     };
@@ -3977,6 +4184,7 @@ export interface operations {
                 };
             };
             404: components["responses"]["SubscriptionNotFound"];
+            413: components["responses"]["SubscriptionPayloadTooLarge"];
             /** @description A rule of the table above refuses the change; nothing was changed. */
             422: {
                 headers: {
@@ -3986,6 +4194,7 @@ export interface operations {
                     "application/json": components["schemas"]["RecurrenceError"];
                 };
             };
+            429: components["responses"]["SubscriptionTooManyRequests"];
             500: components["responses"]["SubscriptionInternalServerError"];
             /**
              * @description Service unavailable, try again later (the billing scheduler that holds the installment
@@ -4084,6 +4293,7 @@ export interface operations {
                     "application/json": components["schemas"]["RecurrenceError"];
                 };
             };
+            429: components["responses"]["PlanTooManyRequests"];
             /** @description Internal error; the status was not changed. Retrying is safe. */
             500: {
                 headers: {
@@ -4178,6 +4388,7 @@ export interface operations {
                     "application/json": components["schemas"]["RecurrenceError"];
                 };
             };
+            413: components["responses"]["SubscriptionWebhookPayloadTooLarge"];
             /**
              * @description **Package decision (the seed shows no error):** the payment cannot move to the event's
              *     status from its current one; nothing was changed. `payments[]` carries the payment.
@@ -4190,6 +4401,7 @@ export interface operations {
                     "application/json": components["schemas"]["RecurrenceError"];
                 };
             };
+            429: components["responses"]["SubscriptionWebhookTooManyRequests"];
             /**
              * @description **Package decision (the seed shows no error):** internal error; nothing was changed and the
              *     key was not consumed, so the same call may be repeated.
