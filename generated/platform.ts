@@ -564,6 +564,92 @@ export interface paths {
         patch: operations["applySubscriptionEvent"];
         trace?: never;
     };
+    "/sandbox/v1/sellers": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Create a seller with client credentials (sandbox only)
+         * @description **Reference-only.** Creates a seller and issues its client credentials, so that a token can be
+         *     requested from either token endpoint form. The client secret is returned only in this answer
+         *     and stored hashed. A payment method the seller's country does not have (see the availability
+         *     table of `PaymentMethodsConfiguration`) answers 422.
+         */
+        post: operations["createSandboxSeller"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/sandbox/v1/plans": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Create a recurrence plan (sandbox only)
+         * @description **Reference-only.** Creates a recurrence plan for a seller, so that subscriptions can be created
+         *     on it with `createSubscription` and its status changed with `updatePlanStatus`.
+         */
+        post: operations["createSandboxPlan"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/sandbox/v1/payment-links": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Create a payment link with products (sandbox only)
+         * @description **Reference-only.** Creates an ACTIVE payment link for a seller with a new public `short_id`,
+         *     readable through the payment link API and payable on its public page.
+         */
+        post: operations["createSandboxPaymentLink"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/sandbox/v1/jwks": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Public keys that verify access tokens (sandbox only)
+         * @description **Reference-only.** The JSON Web Key Set of the reference server's token signing keys, so that a
+         *     resource server can verify the sandbox's access tokens (ES256, `kid` in the token header).
+         */
+        get: operations["getSandboxJwks"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export interface webhooks {
     "checkout-notification": {
@@ -3085,6 +3171,163 @@ export interface components {
              */
             applied_at: string;
         };
+        /**
+         * @description A seller to create in the sandbox, with its client credentials. Omitted `services` default to all
+         *     enabled; omitted `payments` default to credit and debit enabled (VISA and MASTERCARD, 2 to 12
+         *     installments without interest) plus every other method the country has; omitted
+         *     `business_configuration` defaults to the seller's payments and first currency.
+         */
+        SandboxSellerCreate: {
+            /** @description Trade name shown in the hosted checkout. */
+            trade_name: string;
+            /**
+             * Format: email
+             * @description Seller e-mail.
+             */
+            email: string;
+            /**
+             * @description Country of the seller (the countries named in the contract).
+             * @enum {string}
+             */
+            country: "BR" | "MX" | "AR" | "CL" | "ES" | "UY";
+            /** @description Currencies the seller sells in; the first is its default. */
+            currencies: components["schemas"]["CurrencyCode"][];
+            /** @description Merchant id (generated when omitted). */
+            merchant_id?: string;
+            /** @description Seller code (generated when omitted). */
+            seller_code?: string;
+            /** @description Tenant written into the seller's access tokens (default `sandbox`). */
+            tenant?: string;
+            services?: components["schemas"]["SellerServices"];
+            payments?: components["schemas"]["PaymentMethodsConfiguration"];
+            business_configuration?: components["schemas"]["BusinessConfiguration"];
+            /** @description Client id to issue (generated when omitted); 409 when already taken. */
+            client_id?: string;
+            /** @description Client secret to issue (generated when omitted). Stored hashed, never returned again. */
+            client_secret?: string;
+        };
+        /** @description The created seller and its client credentials; the secret is shown only in this answer. */
+        SandboxSellerCreated: {
+            seller: components["schemas"]["Seller"];
+            /** @description Client credentials for the token endpoints. */
+            credentials: {
+                /** @description Client id. */
+                client_id: string;
+                /** @description Client secret, shown once. */
+                client_secret: string;
+                /** @description Scope to request (`digital-plataform:gateway-api`). */
+                scope: string;
+            };
+        };
+        /**
+         * @description Error body of the sandbox area (the payment link API's shape, reused): `error_code`, `message`,
+         *     `status_code` (always the HTTP status here) and, on 400, `details[]`. Codes: `invalid_request`
+         *     (400), `unauthorized` (401), `seller_not_found` (404), `conflict` (409, e.g. a client id already
+         *     taken), `validation_error` (422, a rule the schema cannot carry, e.g. a payment method the
+         *     seller's country does not have), `payload_too_large` (413), `internal_error` (500).
+         */
+        SandboxError: {
+            /** @description Machine-readable error code. */
+            error_code: string;
+            /** @description Human-readable message. */
+            message: string;
+            /** @description HTTP status of the answer. */
+            status_code: number;
+            /** @description One entry per offending field (400 and 422). */
+            details?: {
+                /** @description What is wrong. */
+                message: string;
+                /** @description Where, e.g. `body.country`. */
+                path: string;
+            }[];
+        };
+        /**
+         * @description A recurrence plan to create for a seller. The plan starts `active` unless `status` says
+         *     otherwise. A `debit_card` plan of a Brazilian seller cannot be active (422), because debit is not
+         *     allowed for subscriptions in Brazil.
+         */
+        SandboxPlanCreate: {
+            /**
+             * Format: uuid
+             * @description Seller that owns the plan.
+             */
+            seller_id: string;
+            /** @description Plan name. */
+            name: string;
+            /** @description Free description. */
+            description?: string;
+            amount: components["schemas"]["MinorUnitAmount"];
+            currency: components["schemas"]["CurrencyCode"];
+            /**
+             * @description Payment type the plan accepts.
+             * @enum {string}
+             */
+            payment_types: "credit_card" | "debit_card";
+            /** @description Sales tax included in `amount`, in minor units (informational). */
+            sales_tax?: number;
+            /**
+             * @description Kind of product the plan sells.
+             * @enum {string}
+             */
+            product_type?: "cash_carry" | "digital_content" | "digital_goods" | "gift_card" | "physical_goods" | "renew_subs" | "shareware" | "service";
+            period: components["schemas"]["PlanPeriod"];
+            /** @description Preconfigured installments with another amount. */
+            floating_data?: components["schemas"]["PlanFloatingData"][];
+            status?: components["schemas"]["PlanStatus"];
+        };
+        /**
+         * @description A payment link to create for a seller. It starts ACTIVE. Omitted `payment`, `currency`,
+         *     `expiration`, `max_orders` and `request_delivery_address` come from the seller's business
+         *     configuration. A `unique` link has `max_orders` 1.
+         */
+        SandboxPaymentLinkCreate: {
+            /**
+             * Format: uuid
+             * @description Seller that owns the link.
+             */
+            seller_id: string;
+            /** @description Label of the link. */
+            label: string;
+            /**
+             * @description `custom` is reusable up to `max_orders`; `unique` sells once.
+             * @enum {string}
+             */
+            type: "custom" | "unique";
+            /**
+             * Format: date-time
+             * @description When the link expires (absent = never).
+             */
+            expiration?: string;
+            /** @description Most successful orders the link takes (absent = no limit). */
+            max_orders?: number;
+            /** @description Whether the buyer must give a delivery address. */
+            request_delivery_address?: boolean;
+            shipping_amount?: components["schemas"]["MinorUnitAmount"];
+            currency?: components["schemas"]["CurrencyCode"];
+            /** @description Products of the link. */
+            products: components["schemas"]["PaymentLinkProduct"][];
+            payment?: components["schemas"]["PaymentMethodsConfiguration"];
+        };
+        /** @description RFC 7517 JSON Web Key Set of the public keys that verify access tokens. */
+        JsonWebKeySet: {
+            /** @description Public keys (ES256, `kid` matching the token header). */
+            keys: {
+                /** @description Key type (`EC`). */
+                kty: string;
+                /** @description Key id, as in the token header. */
+                kid: string;
+                /** @description Curve (`P-256`). */
+                crv?: string;
+                /** @description X coordinate (base64url). */
+                x?: string;
+                /** @description Y coordinate (base64url). */
+                y?: string;
+                /** @description Algorithm (`ES256`). */
+                alg?: string;
+                /** @description Public key use (`sig`). */
+                use?: string;
+            }[];
+        };
     };
     responses: {
         /**
@@ -3339,6 +3582,51 @@ export interface components {
             };
             content: {
                 "application/json": components["schemas"]["RecurrenceError"];
+            };
+        };
+        /** @description Invalid request, a value breaks the contract (invalid_request). */
+        SandboxBadRequest: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["SandboxError"];
+            };
+        };
+        /** @description The sandbox administration token is missing or wrong (unauthorized). */
+        SandboxUnauthorized: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["SandboxError"];
+            };
+        };
+        /** @description A rule the schema cannot carry is broken (validation_error). */
+        SandboxUnprocessable: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["SandboxError"];
+            };
+        };
+        /** @description Unexpected failure; nothing was changed (internal_error). */
+        SandboxInternalError: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["SandboxError"];
+            };
+        };
+        /** @description The seller does not exist (seller_not_found). */
+        SandboxSellerNotFound: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["SandboxError"];
             };
         };
     };
@@ -4414,6 +4702,131 @@ export interface operations {
                     "application/json": components["schemas"]["RecurrenceError"];
                 };
             };
+        };
+    };
+    createSandboxSeller: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["SandboxSellerCreate"];
+            };
+        };
+        responses: {
+            /** @description Seller created; the credentials are shown once. */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SandboxSellerCreated"];
+                };
+            };
+            400: components["responses"]["SandboxBadRequest"];
+            401: components["responses"]["SandboxUnauthorized"];
+            /** @description The client id is already taken (conflict). */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SandboxError"];
+                };
+            };
+            422: components["responses"]["SandboxUnprocessable"];
+            500: components["responses"]["SandboxInternalError"];
+        };
+    };
+    createSandboxPlan: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["SandboxPlanCreate"];
+            };
+        };
+        responses: {
+            /** @description Plan created. */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Plan"];
+                };
+            };
+            400: components["responses"]["SandboxBadRequest"];
+            401: components["responses"]["SandboxUnauthorized"];
+            404: components["responses"]["SandboxSellerNotFound"];
+            422: components["responses"]["SandboxUnprocessable"];
+            500: components["responses"]["SandboxInternalError"];
+        };
+    };
+    createSandboxPaymentLink: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["SandboxPaymentLinkCreate"];
+            };
+        };
+        responses: {
+            /** @description Payment link created. */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PaymentLink"];
+                };
+            };
+            400: components["responses"]["SandboxBadRequest"];
+            401: components["responses"]["SandboxUnauthorized"];
+            404: components["responses"]["SandboxSellerNotFound"];
+            422: components["responses"]["SandboxUnprocessable"];
+            500: components["responses"]["SandboxInternalError"];
+        };
+    };
+    getSandboxJwks: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The key set. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["JsonWebKeySet"];
+                };
+            };
+            /** @description Too many requests. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SandboxError"];
+                };
+            };
+            500: components["responses"]["SandboxInternalError"];
         };
     };
     notifyCheckoutResult: {

@@ -6,4 +6,6 @@ export const AREAS = [
   'subscription',
   'plan',
   'subscription-webhook',
+  // Reference-only: the sandbox's own API, not part of the platform (see openapi/sandbox/).
+  'sandbox',
 ] as const;

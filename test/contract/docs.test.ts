@@ -26,7 +26,7 @@ afterAll(async () => {
 describe('the HTML reference', () => {
   it('carries every operation of every area', () => {
     const operations = operationsOf(doc);
-    expect(operations.length).toBe(15);
+    expect(operations.filter((o) => !o.path.startsWith('/sandbox/v1/')).length).toBe(15);
     for (const op of operations) {
       expect(html, op.operationId).toContain(`"operationId":"${op.operationId}"`);
       expect(html, op.operationId).toContain(JSON.stringify(op.operation.summary).slice(1, -1));
