@@ -15,10 +15,10 @@ export interface paths {
          * @description Issues an access token for the client whose `client_id` and `client_secret` are sent in the form
          *     body. `scope` is required; `digital-plataform:gateway-api` grants full read and write access.
          *
-         *     **Seed quirk, kept with a decision:** the seed documents the scope as `digital-plataform:gateway-api`
+         *     **Seed quirk, kept on purpose:** the seed documents the scope as `digital-plataform:gateway-api`
          *     while a sample response grants `digital-platform:gateway-api`. Both spellings are accepted on
-         *     request; the granted scope is always returned in the documented spelling,
-         *     `digital-plataform:gateway-api` (package decision).
+         *     request (so that clients copying the sample keep working); the granted scope is always returned
+         *     in the documented spelling, `digital-plataform:gateway-api`.
          *
          *     **Package decision (failure statuses are not shown in the seed):** an invalid request (missing or
          *     malformed field, a `grant_type` other than `client_credentials`, an unknown scope) answers 400; wrong
@@ -44,8 +44,10 @@ export interface paths {
          * Issue an access token (credentials in a Basic header)
          * @description Issues an access token for the client identified by the `Authorization: Basic` header (Base64 of
          *     `client_id:client_secret`); the form body carries only `grant_type`. `token_type` is always
-         *     `Bearer`. The granted scope is `digital-plataform:gateway-api` (package decision: this form takes
-         *     no scope, so it grants the one scope the seed names).
+         *     `Bearer`.
+         *
+         *     **Package decision (the seed shows no scope on this form):** the form takes no scope and grants
+         *     `digital-plataform:gateway-api`, the one scope the seed names; the granted scope is in `scope`.
          *
          *     **Package decision (failure statuses are not shown in the seed):** a missing or wrong Basic header
          *     answers 401 with `error: invalid_client`; a malformed body or a `grant_type` other than
@@ -725,22 +727,35 @@ export interface components {
              */
             scope: string;
         };
-        /** @description An issued access token (first form). */
+        /**
+         * @description An issued access token (first form).
+         *
+         *     **Package decision (the seed lists the answer's fields without marking any required):** all four
+         *     are always sent, so the schema marks them required.
+         */
         AccessToken: {
             /** @description The JWT to send as `Authorization: Bearer <access_token>`. */
             access_token: string;
             /** @description Token type; `Bearer`. */
             token_type: string;
-            /** @description Lifetime in seconds (usually 3599, about one hour). */
+            /**
+             * @description Lifetime in seconds.
+             *
+             *     **Package decision (the seed says "usually 3599 seconds, about one hour", and a sample shows
+             *     3600):** tokens are issued with `expires_in` 3599. Clients use the value answered, never a
+             *     constant, and request a new token the same way when it expires.
+             */
             expires_in: number;
             /** @description The granted scope. */
             scope: string;
         };
         /**
          * @description Error body of the first token endpoint form ("Invalid request" and "Invalid credentials").
-         *     Package decision (the seed lists no codes): `error_code` is one of `invalid_request`,
-         *     `unsupported_grant_type`, `invalid_scope` (400), `invalid_credentials` (401),
-         *     `payload_too_large` (413) or `too_many_requests` (429).
+         *
+         *     **Package decision (the seed lists no codes and marks no field required):** the three fields are
+         *     always sent (required), and `error_code` is one of `invalid_request`, `unsupported_grant_type`,
+         *     `invalid_scope` (400), `invalid_credentials` (401), `payload_too_large` (413) or
+         *     `too_many_requests` (429).
          */
         TokenError: {
             /** @description Machine-readable error code. */
@@ -758,7 +773,12 @@ export interface components {
              */
             grant_type: "client_credentials";
         };
-        /** @description An issued access token (second form); `token_type` is always `Bearer`. */
+        /**
+         * @description An issued access token (second form); `token_type` is always `Bearer`.
+         *
+         *     **Package decision (the seed lists the answer's fields without marking any required):** all four
+         *     are always sent, so the schema marks them required.
+         */
         BearerAccessToken: {
             /** @description The JWT to send as `Authorization: Bearer <access_token>`. */
             access_token: string;
@@ -771,15 +791,22 @@ export interface components {
             token_type: "Bearer";
             /**
              * Format: int32
-             * @description Lifetime in seconds (usually 3599, about one hour).
+             * @description Lifetime in seconds.
+             *
+             *     **Package decision (the seed says "usually 3599 seconds, about one hour", and a sample shows
+             *     3600):** tokens are issued with `expires_in` 3599. Clients use the value answered, never a
+             *     constant, and request a new token the same way when it expires.
              */
             expires_in: number;
         };
         /**
-         * @description Error body of the second token endpoint form. Package decision (the seed shows only the invalid
-         *     credentials case): `error` is one of `invalid_request`, `unsupported_grant_type` (400) or
-         *     `invalid_client` (401), as in RFC 6749, section 5.2; a body over the size limit answers 413 with
-         *     `invalid_request`, and too many requests answer 429 with `too_many_requests`.
+         * @description Error body of the second token endpoint form (`error`, `error_description`).
+         *
+         *     **Package decision (the seed shows only the invalid credentials case and marks no field
+         *     required):** both fields are always sent (required). `error` is one of `invalid_request`,
+         *     `unsupported_grant_type` (400) or `invalid_client` (401), as in RFC 6749, section 5.2; a body
+         *     over the size limit answers 413 with `invalid_request`, and too many requests answer 429 with
+         *     `too_many_requests`.
          */
         OAuthError: {
             /** @description Machine-readable error. */
@@ -1246,7 +1273,12 @@ export interface components {
              * @description Default expiration of new links. Absent means new links do not expire by default.
              */
             expiration?: string;
-            /** @description Default maximum number of successful sales of new links, at least 1. Absent means no limit (package decision, as for the link's `max_orders`). */
+            /**
+             * @description Default maximum number of successful sales of new links.
+             *
+             *     **Package decision (the seed does not show the default or a limit):** at least 1; absent
+             *     means no limit, as for the link's `max_orders`.
+             */
             max_orders?: number;
             /** @description Whether new links ask for a delivery address by default. */
             request_delivery_address?: boolean;
@@ -2201,7 +2233,12 @@ export interface components {
             [key: string]: unknown;
         };
         /**
-         * @description Card brand, as written by the subscription API.
+         * @description Card brand, as written by the subscription API (request and response cards, charges).
+         *
+         *     **Seed quirk, kept on purpose:** the subscription API writes brands in title case (`Visa`,
+         *     `Mastercard`) and lists `Maestro`, while the payment methods configuration of the payment link
+         *     API writes them upper case (`VISA`, `MASTERCARD`) with another list. Each API keeps the seed's
+         *     own values; clients compare brands case-insensitively when they cross APIs.
          * @enum {string}
          */
         SubscriptionCardBrand: "Mastercard" | "Visa" | "Amex" | "Elo" | "Hipercard" | "Maestro";
@@ -2378,9 +2415,10 @@ export interface components {
             /**
              * Format: date
              * @description Billing start (`YYYY-MM-DD`, UTC calendar date): installment 1 is charged on this date and
-             *     until then the status is `created`. It depends on the Recurrence product being enabled, like
-             *     the whole call. **Package decision (the seed does not show the limits):** today or later (an
-             *     earlier date is a 422); when omitted, or today, installment 1 is charged within the request.
+             *     until then the status is `created`. The seed says it depends on a product being enabled.
+             *     **Package decision (the seed does not name the product nor show the limits):** the product is
+             *     Recurrence, which gates the whole call (403 when off); the date is today or later (an earlier
+             *     date is a 422); when omitted, or today, installment 1 is charged within the request.
              */
             installment_start_date?: string;
             /**
@@ -2431,8 +2469,12 @@ export interface components {
             /** @description Text shown on the customer's card statement. */
             soft_descriptor?: string;
             /**
-             * @description Transaction type. Subscriptions created through this contract are always `FULL`; the two
-             *     installment values exist in the platform's answers for older subscriptions.
+             * @description Transaction type.
+             *
+             *     **Seed quirk, kept on purpose:** the request accepts only `FULL` ("recurrence plans support
+             *     only full payment") while the seed's response enum also lists `INSTALL_WITH_INTEREST` and
+             *     `INSTALL_NO_INTEREST`. The response keeps the three values so that the platform's answers
+             *     validate; subscriptions created through this contract are always `FULL`.
              * @enum {string}
              */
             transaction_type?: "FULL" | "INSTALL_WITH_INTEREST" | "INSTALL_NO_INTEREST";
@@ -2500,7 +2542,12 @@ export interface components {
             document_country?: components["schemas"]["CountryCode"];
             /** @description Landline phone number. */
             phone_number?: string;
-            /** @description Mobile phone number (the seed's spelling, `celphone`). */
+            /**
+             * @description Mobile phone number.
+             *
+             *     **Seed quirk, kept on purpose:** the name is spelt `celphone_number` (not `cellphone_number`)
+             *     as in the seed, so that the field matches the platform's answers.
+             */
             celphone_number?: string;
             /** @description E-mail address. */
             email?: string;
@@ -2627,14 +2674,18 @@ export interface components {
              */
             sales_tax?: number;
             /**
-             * @description Kind of product sold by the plan. Not the shared `ProductType`: the seed's plan enum has no
-             *     `digital_physical`.
+             * @description Kind of product sold by the plan.
+             *
+             *     **Seed quirk, kept on purpose:** the seed's plan enum lacks `digital_physical`, which the
+             *     product enums of payment links and payment intents have. The plan keeps the seed's list (it is
+             *     not the shared `ProductType`), so that the field matches the platform's answers.
              * @enum {string}
              */
             product_type?: "cash_carry" | "digital_content" | "digital_goods" | "gift_card" | "physical_goods" | "renew_subs" | "shareware" | "service";
             /**
              * Format: date-time
-             * @description Creation instant, UTC, written `YYYY-MM-DDTHH:MM:SSZ` as in the seed.
+             * @description Creation instant, UTC, written `YYYY-MM-DDTHH:MM:SSZ` as the seed types it (whole seconds, no
+             *     fraction, no offset other than `Z`; the pattern carries it).
              */
             create_date?: string;
             status?: components["schemas"]["PlanStatus"];
@@ -2967,7 +3018,12 @@ export interface components {
             currency?: string;
             /** @description Order identifier of the payment. */
             order_id?: string;
-            /** @description Tag of the payment; the installment number, as a string, for subscription charges (package decision). */
+            /**
+             * @description Tag of the payment.
+             *
+             *     **Package decision (the seed gives only the type):** the installment number, as a string, for
+             *     subscription charges.
+             */
             payment_tag?: string;
             /** @description Status code reported for the payment, as a string. */
             status_code?: string;
@@ -2997,8 +3053,10 @@ export interface components {
         };
         /**
          * @description Error body of the subscription, plan and subscription webhook APIs (the seed's "Subscription and
-         *     plan API" body). The seed marks no field as required; this package always sends `message`, `name`
-         *     and `status_code`.
+         *     plan API" body).
+         *
+         *     **Package decision (the seed marks no field as required):** none is marked required, as in the
+         *     seed; this package always sends `message`, `name` and `status_code`.
          *
          *     **Package decision (the seed does not show `status_code` rules, `name` values or messages):**
          *     `status_code` always equals the HTTP status. `name` is the module where the error occurred:
@@ -3824,7 +3882,12 @@ export interface operations {
             200: {
                 headers: {
                     /**
-                     * @description Number of links that match the filters, before paging.
+                     * @description Number of links that match the filters, before paging (seed: the response carries this
+                     *     header).
+                     *
+                     *     **Package decision (the seed names the header without its type or presence):** always
+                     *     sent on a 200, an integer >= 0; it counts every link matching the filters, whatever the
+                     *     page, so a page past the last one answers `[]` with the total.
                      * @example 2
                      */
                     "X-Total-Count": number;
@@ -4460,8 +4523,8 @@ export interface operations {
             };
             401: components["responses"]["SubscriptionUnauthorized"];
             /**
-             * @description The Recurrence product is not enabled for the seller. Seed quirk, kept on purpose: the body
-             *     is the floating-data shape (the path's id, empty `floating_data`), not the error body.
+             * @description The Recurrence product is not enabled for the seller. **Seed quirk, kept on purpose:** the
+             *     body is the floating-data shape (the path's id, empty `floating_data`), not the error body.
              */
             403: {
                 headers: {
@@ -4486,8 +4549,8 @@ export interface operations {
             500: components["responses"]["SubscriptionInternalServerError"];
             /**
              * @description Service unavailable, try again later (the billing scheduler that holds the installment
-             *     schedule could not be reached); nothing was changed and the call may be repeated. Seed
-             *     quirk, kept on purpose: the body is the floating-data shape (the path's id, empty
+             *     schedule could not be reached); nothing was changed and the call may be repeated.
+             *     **Seed quirk, kept on purpose:** the body is the floating-data shape (the path's id, empty
              *     `floating_data`), not the error body.
              */
             502: {
