@@ -45,5 +45,16 @@ mock: $(INSTALLED) ## Serve the joined bundle with the Prism mock on MOCK_PORT (
 docs: $(INSTALLED) ## Render the offline HTML reference of every area to DOCS_OUT (dist/docs/index.html).
 	$(BIN)/redocly build-docs generated/platform.openapi.yaml --output $(DOCS_OUT) --inlineBundle
 
+run: $(INSTALLED) generate docs ## Install, generate and start the reference server (PORT, DATA_DIR, DATABASE_URL).
+	$(BIN)/tsx server/main.ts
+
 clean: ## Remove build output (not generated/, which is committed).
 	rm -rf dist
+
+.PHONY: build bench
+
+build: $(INSTALLED) ## Build the client package to dist/ (ESM + .d.ts), as `npm pack` publishes it.
+	npm run build:client
+
+bench: $(INSTALLED) ## Measure the client's overhead against a plain fetch; writes bench/RESULTS.md.
+	$(BIN)/tsx bench/client.ts

@@ -1,0 +1,96 @@
+// The whole request path on one screen: logging → body parsers → contract validation (both
+// directions) → area routers → one error handler that answers in the area's shape.
+import { readFileSync } from 'node:fs';
+import express, { type Express, type RequestHandler, type Router } from 'express';
+import * as OpenApiValidator from 'express-openapi-validator';
+import type { Logger } from 'pino';
+import { parse } from 'yaml';
+import type { VerifyAccessToken } from './authentication/access-tokens.ts';
+import { createAuthentication } from './authentication/index.ts';
+import type { Config } from './config.ts';
+import { requireAccessToken } from './http/auth.ts';
+import { ApiError, ContractViolation, errorHandler } from './http/errors.ts';
+import { httpLogging } from './http/logging.ts';
+import type { Store } from './store/store.ts';
+
+export interface AppDeps {
+  store: Store;
+  config: Config;
+  logger: Logger;
+}
+
+/** What every area's routes receive: the app's dependencies and the bearer check. */
+export interface AreaDeps extends AppDeps {
+  verifyAccessToken: VerifyAccessToken;
+  requireAccessToken: RequestHandler;
+}
+
+export type AreaRoutes = (deps: AreaDeps) => Router | Promise<Router>;
+
+/** Each area adds one line: its `server/<area>/routes.ts` export. Authentication comes first, below. */
+const AREAS: AreaRoutes[] = [];
+
+/**
+ * Reference-only routes the server answers whatever bundle it enforces. A bundle without the
+ * sandbox area (one area's bundle, in tests) does not document them: the validator lets them by.
+ */
+const REFERENCE_ONLY_PATHS = ['/sandbox/v1/jwks'];
+
+/** The bundle as data, read now so that a missing or broken file fails at start, not on a request. */
+function loadApiSpec(file: string): { paths?: Record<string, unknown> } {
+  return parse(readFileSync(file, 'utf8'));
+}
+
+/** `extraAreas` are mounted after the platform's areas (tests use it for operations of their own). */
+export async function createApp(deps: AppDeps, extraAreas: AreaRoutes[] = []): Promise<Express> {
+  const { config, logger, store } = deps;
+  const apiSpec = loadApiSpec(config.apiSpec);
+  const undocumented = REFERENCE_ONLY_PATHS.filter((path) => !(path in (apiSpec.paths ?? {})));
+  const authentication = await createAuthentication(store, config.issuer);
+  const areaDeps: AreaDeps = {
+    ...deps,
+    verifyAccessToken: authentication.verifyAccessToken,
+    requireAccessToken: requireAccessToken(authentication.verifyAccessToken),
+  };
+
+  const app = express();
+  app.disable('x-powered-by');
+  app.use(httpLogging(logger));
+  app.use(express.json({ limit: config.bodyLimit }), express.urlencoded({ extended: false, limit: config.bodyLimit }));
+  app.use(
+    OpenApiValidator.middleware({
+      apiSpec: apiSpec as Parameters<typeof OpenApiValidator.middleware>[0]['apiSpec'],
+      // The contract is linted by Redocly (make lint). The validator's own OAS 3.1 schema refuses
+      // what the contract rightly has (a relative oauth2 tokenUrl), so it does not check it again.
+      validateApiSpec: false,
+      validateRequests: true,
+      // A response that breaks the contract is a bug: it becomes a 500 and a logged violation.
+      validateResponses: {
+        onError: (error, _body, req) => {
+          throw new ContractViolation(`${req.method} ${req.path}`, req.res?.statusCode ?? 0, error.errors);
+        },
+      },
+      validateSecurity: false, // bearer tokens are checked by requireAccessToken, per operation
+      ignoreUndocumented: false, // a path outside the contract is a 404 in its area's shape
+      ignorePaths: (path: string) => undocumented.includes(path),
+    }),
+  );
+
+  app.use(authentication.routes);
+  for (const routes of [...AREAS, ...extraAreas]) app.use(await routes(areaDeps));
+
+  app.use((req, _res, next) => {
+    const documented = 'openapi' in req && req.openapi !== undefined;
+    next(
+      documented
+        ? new ApiError(501, 'not_implemented', `${req.method} ${req.path} is in the contract but not implemented by the reference server yet`)
+        : new ApiError(404, undefined, 'Not found'),
+    );
+  });
+  const renderErrors = errorHandler(logger);
+  app.use(renderErrors);
+  // Registered twice on purpose: when an error body itself breaks the contract, the validator
+  // hands the violation to the next error handler, and this one answers it as a 500.
+  app.use(renderErrors);
+  return app;
+}

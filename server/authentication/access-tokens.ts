@@ -1,0 +1,83 @@
+// Access tokens: ES256 JWTs issued for an API client and verified on every bearer call.
+import { randomUUID } from 'node:crypto';
+import { errors, jwtVerify, SignJWT } from 'jose';
+import { SIGNING_ALGORITHM, type SigningKeys } from './keys.ts';
+import { GATEWAY_SCOPE, grantsGateway } from './scope.ts';
+
+/** Seed: "usually 3599 seconds, about one hour". */
+export const ACCESS_TOKEN_LIFETIME_SECONDS = 3599;
+
+/** What a verified token says; the seller id is raw (payment link answers a non-GUID with guid_error). */
+export interface AccessTokenClaims {
+  sellerId: string;
+  country: string;
+  tenant: string;
+  clientId: string;
+  scope: string;
+}
+
+export interface IssuedAccessToken {
+  accessToken: string;
+  expiresIn: number;
+  scope: string;
+}
+
+export type AccessTokenRejection = 'missing' | 'malformed' | 'expired' | 'invalid' | 'insufficient_scope';
+
+export class AccessTokenRejected extends Error {
+  constructor(readonly reason: AccessTokenRejection, message: string) {
+    super(message);
+    this.name = 'AccessTokenRejected';
+  }
+}
+
+export type VerifyAccessToken = (token: string | undefined) => Promise<AccessTokenClaims>;
+
+const CLAIMS = ['sub', 'x-seller-id', 'country', 'tenant', 'scope', 'iat', 'exp', 'jti'];
+
+export function accessTokens(keys: SigningKeys, issuer: string) {
+  async function issue(client: { clientId: string; sellerId: string; country: string; tenant: string }): Promise<IssuedAccessToken> {
+    const accessToken = await new SignJWT({
+      'x-seller-id': client.sellerId,
+      country: client.country,
+      tenant: client.tenant,
+      scope: GATEWAY_SCOPE,
+    })
+      .setProtectedHeader({ alg: SIGNING_ALGORITHM, kid: keys.kid, typ: 'JWT' })
+      .setSubject(client.clientId)
+      .setIssuer(issuer)
+      .setIssuedAt()
+      .setExpirationTime(`${ACCESS_TOKEN_LIFETIME_SECONDS}s`)
+      .setJti(randomUUID())
+      .sign(keys.privateKey);
+    return { accessToken, expiresIn: ACCESS_TOKEN_LIFETIME_SECONDS, scope: GATEWAY_SCOPE };
+  }
+
+  const verify: VerifyAccessToken = async (token) => {
+    if (!token) throw new AccessTokenRejected('missing', 'Missing bearer token');
+    let payload;
+    try {
+      // Only ES256 is accepted: `alg: none`, HMAC with the public key and other algorithms are refused.
+      ({ payload } = await jwtVerify(token, keys.keySet, { algorithms: [SIGNING_ALGORITHM], issuer, requiredClaims: CLAIMS }));
+    } catch (error) {
+      if (error instanceof errors.JWTExpired) throw new AccessTokenRejected('expired', 'The access token has expired');
+      if (error instanceof errors.JWSInvalid || error instanceof errors.JWTInvalid) {
+        throw new AccessTokenRejected('malformed', 'The access token is malformed');
+      }
+      throw new AccessTokenRejected('invalid', 'The access token is not valid');
+    }
+    const text = (claim: string) => (typeof payload[claim] === 'string' ? (payload[claim] as string) : undefined);
+    const [sellerId, country, tenant, clientId] = ['x-seller-id', 'country', 'tenant', 'sub'].map(text);
+    if (sellerId === undefined || country === undefined || tenant === undefined || clientId === undefined) {
+      throw new AccessTokenRejected('malformed', 'The access token is malformed');
+    }
+    if (!grantsGateway(payload.scope)) {
+      throw new AccessTokenRejected('insufficient_scope', `The access token lacks the scope ${GATEWAY_SCOPE}`);
+    }
+    return { sellerId, country, tenant, clientId, scope: payload.scope as string };
+  };
+
+  return { issue, verify };
+}
+
+export type AccessTokens = ReturnType<typeof accessTokens>;

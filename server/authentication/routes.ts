@@ -1,0 +1,34 @@
+// HTTP ↔ domain for the token endpoints, plus the reference-only JWKS.
+import type { RequestHandler } from 'express';
+import { typedRouter } from '../http/typed-router.ts';
+import type { IssuedAccessToken } from './access-tokens.ts';
+import type { SigningKeys } from './keys.ts';
+import type { AuthenticationService } from './service.ts';
+
+/** RFC 6749 §5.1: token responses must not be cached. */
+const noStore: RequestHandler = (_req, res, next) => {
+  res.set({ 'Cache-Control': 'no-store', Pragma: 'no-cache' });
+  next();
+};
+
+const tokenBody = (issued: IssuedAccessToken) => ({
+  access_token: issued.accessToken,
+  token_type: 'Bearer' as const,
+  expires_in: issued.expiresIn,
+  scope: issued.scope,
+});
+
+export function authenticationRoutes(service: AuthenticationService, keys: SigningKeys) {
+  const api = typedRouter()
+    .post('/authentication/oauth2/-core/access_token', noStore, async (req, res) => {
+      res.json(tokenBody(await service.issueForBodyCredentials(req.body)));
+    })
+    .post('/authentication/oauth2/access_token', noStore, async (req, res) => {
+      res.json(tokenBody(await service.issueForBasicCredentials(req.get('authorization'))));
+    });
+  // Reference-only (sandbox area): the public keys that verify access tokens.
+  api.get('/sandbox/v1/jwks', (_req, res) => {
+    res.set('Cache-Control', 'public, max-age=300').json(keys.jwks);
+  });
+  return api.router;
+}

@@ -1,0 +1,51 @@
+// The rules of the token endpoints. Request shape (required fields, grant_type) is checked by the
+// validator against the contract before we get here; what is left is scope and credentials.
+import { ApiError } from '../http/errors.ts';
+import type { AccessTokens, IssuedAccessToken } from './access-tokens.ts';
+import type { AuthenticationRepository } from './repository.ts';
+import { GATEWAY_SCOPE, grantedScope } from './scope.ts';
+import { hashForUnknownClient, verifyClientSecret } from './secrets.ts';
+
+const INVALID_CREDENTIALS = 'Invalid client credentials';
+
+/** The client id and secret of an `Authorization: Basic` header (Base64 of `client_id:client_secret`). */
+export function parseBasicCredentials(header: string | undefined): { clientId: string; clientSecret: string } | undefined {
+  const match = /^Basic +([A-Za-z0-9+/]+={0,2}) *$/i.exec(header ?? '');
+  if (!match) return undefined;
+  const decoded = Buffer.from(match[1]!, 'base64').toString('utf8');
+  const colon = decoded.indexOf(':');
+  if (colon <= 0) return undefined;
+  return { clientId: decoded.slice(0, colon), clientSecret: decoded.slice(colon + 1) };
+}
+
+export function authenticationService(repository: AuthenticationRepository, tokens: AccessTokens) {
+  /** The API client when the secret matches; the same scrypt cost is spent for an unknown client id. */
+  async function authenticate(clientId: string, clientSecret: string) {
+    const client = await repository.findApiClient(clientId);
+    const matches = await verifyClientSecret(clientSecret, client?.secretHash ?? (await hashForUnknownClient()));
+    return client && matches ? client : undefined;
+  }
+
+  return {
+    /** First form: credentials and scope in the form body. */
+    async issueForBodyCredentials(body: { client_id: string; client_secret: string; scope: string }): Promise<IssuedAccessToken> {
+      if (!grantedScope(body.scope)) {
+        throw new ApiError(400, 'invalid_scope', `scope must be ${GATEWAY_SCOPE}`);
+      }
+      const client = await authenticate(body.client_id, body.client_secret);
+      if (!client) throw new ApiError(401, 'invalid_credentials', INVALID_CREDENTIALS);
+      return tokens.issue(client);
+    },
+
+    /** Second form: credentials in a Basic header; the gateway scope is granted (package decision). */
+    async issueForBasicCredentials(authorization: string | undefined): Promise<IssuedAccessToken> {
+      const credentials = parseBasicCredentials(authorization);
+      if (!credentials) throw new ApiError(401, 'invalid_client', 'Missing or malformed Basic credentials');
+      const client = await authenticate(credentials.clientId, credentials.clientSecret);
+      if (!client) throw new ApiError(401, 'invalid_client', INVALID_CREDENTIALS);
+      return tokens.issue(client);
+    },
+  };
+}
+
+export type AuthenticationService = ReturnType<typeof authenticationService>;

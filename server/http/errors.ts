@@ -1,0 +1,274 @@
+// Every error body of the platform, in one place. Whatever goes wrong (a rule of an area, a request
+// the validator refuses, a body the parser cannot read, a response that breaks the contract, a bug)
+// becomes an ApiError, then the body of the request's area: the seed gives each area its own shape.
+import type { ErrorRequestHandler } from 'express';
+import type { Logger } from 'pino';
+import { areaOf, type Area } from './areas.ts';
+
+/** Where a problem is: a part of the request, or a claim of its access token (`token`). */
+export type ProblemLocation = 'body' | 'query' | 'path' | 'header' | 'cookie' | 'token';
+
+/** One thing wrong with a request: where (a JSON pointer inside its location) and what. */
+export interface Problem {
+  location?: ProblemLocation;
+  pointer: string;
+  /** The JSON Schema keyword that failed (`required`, `const`, `enum`, ...), when known. */
+  keyword?: string;
+  message: string;
+}
+
+/** An error an area answers on purpose. `code` absent means the area's default code for the status. */
+export class ApiError extends Error {
+  constructor(
+    readonly status: number,
+    readonly code: string | undefined,
+    message: string,
+    readonly problems: Problem[] = [],
+    readonly headers: Record<string, string> = {},
+  ) {
+    super(message);
+    this.name = 'ApiError';
+  }
+}
+
+/** A response the handler built that the contract does not allow: a bug of the reference server. */
+export class ContractViolation extends Error {
+  constructor(
+    readonly operation: string,
+    readonly attemptedStatus: number,
+    readonly violations: ReadonlyArray<{ path: string; message: string }>,
+  ) {
+    super(`Response of ${operation} (${attemptedStatus}) breaks the contract`);
+    this.name = 'ContractViolation';
+  }
+}
+
+const STATUS_MESSAGES: Record<number, string> = {
+  400: 'Invalid request',
+  401: 'Unauthorized',
+  403: 'Forbidden',
+  404: 'Not found',
+  405: 'Method not allowed',
+  406: 'Not acceptable',
+  413: 'Request body too large',
+  415: 'Unsupported media type',
+  422: 'Unprocessable entity',
+  429: 'Too many requests',
+  500: 'Internal server error',
+  501: 'Not implemented',
+  502: 'Service unavailable, try again later',
+};
+const statusMessage = (status: number) => STATUS_MESSAGES[status] ?? (status >= 500 ? STATUS_MESSAGES[500]! : 'Request failed');
+
+const STATUS_CODES: Record<number, string> = {
+  400: 'invalid_request',
+  401: 'unauthorized',
+  403: 'forbidden',
+  404: 'not_found',
+  405: 'method_not_allowed',
+  406: 'not_acceptable',
+  413: 'payload_too_large',
+  415: 'unsupported_media_type',
+  422: 'unprocessable_entity',
+  429: 'too_many_requests',
+  501: 'not_implemented',
+};
+const statusCode = (status: number) => STATUS_CODES[status] ?? (status >= 500 ? 'internal_error' : 'invalid_request');
+
+const LOCATIONS: Record<string, ProblemLocation> = { body: 'body', query: 'query', params: 'path', headers: 'header', cookies: 'cookie' };
+
+/** express-openapi-validator's `/body/customer/email` into a location and a pointer inside it. */
+function problemOf(item: { path: string; message: string; errorCode?: string }): Problem {
+  const [, first = '', ...rest] = item.path.split('/');
+  const location = LOCATIONS[first];
+  return {
+    location,
+    pointer: location ? (rest.length ? `/${rest.join('/')}` : '') : item.path,
+    keyword: item.errorCode?.split('.')[0],
+    message: item.message,
+  };
+}
+
+/** `/product/0/value` as `product.0.value`. */
+export function dotted(pointer: string): string {
+  return pointer.split('/').slice(1).map((s) => s.replace(/~1/g, '/').replace(/~0/g, '~')).join('.');
+}
+
+/** A problem in a sentence: `scope is required`, `limit must be integer`. */
+function describe(problem: Problem): string {
+  if (!problem.keyword) return problem.message; // already a sentence (body parser, unknown parameter)
+  const field = dotted(problem.pointer) || problem.location || 'request';
+  return problem.keyword === 'required' ? `${field} is required` : `${field} ${problem.message}`;
+}
+
+const BODY_PARSER_MESSAGES: Record<string, string> = {
+  'entity.parse.failed': 'The request body is not valid JSON',
+  'entity.too.large': 'Request body too large',
+  'parameters.too.many': 'The request body has too many parameters',
+  'encoding.unsupported': 'The request body encoding is not supported',
+  'charset.unsupported': 'The request body charset is not supported',
+};
+
+interface ValidatorHttpError extends Error {
+  status: number;
+  errors: Array<{ path: string; message: string; errorCode?: string }>;
+  headers?: Record<string, string>;
+}
+const isValidatorError = (e: unknown): e is ValidatorHttpError =>
+  e instanceof Error && typeof (e as ValidatorHttpError).status === 'number' && Array.isArray((e as ValidatorHttpError).errors);
+
+/** http-errors raised by body-parser and the router (malformed JSON, too large, undecodable path). */
+type ClientHttpError = Error & { status: number; expose: true; type?: string };
+const isClientHttpError = (e: unknown): e is ClientHttpError =>
+  e instanceof Error && (e as Partial<ClientHttpError>).expose === true && typeof (e as Partial<ClientHttpError>).status === 'number';
+
+/** Any thrown value as an ApiError; anything unexpected is a 500 that reveals nothing. */
+export function toApiError(error: unknown): ApiError {
+  if (error instanceof ApiError) return error;
+  if (error instanceof ContractViolation) return new ApiError(500, undefined, statusMessage(500));
+  if (isValidatorError(error) && error.status < 500) {
+    const problems = error.status === 400 ? error.errors.map(problemOf) : [];
+    return new ApiError(error.status, undefined, statusMessage(error.status), problems, { ...error.headers });
+  }
+  if (isClientHttpError(error) && error.status >= 400 && error.status < 500) {
+    const message = (error.type && BODY_PARSER_MESSAGES[error.type]) || statusMessage(error.status);
+    // An unreadable body is a problem with the body (400 details); a too large one is not.
+    const problems: Problem[] = error.type && error.status === 400 ? [{ location: 'body', pointer: '', message }] : [];
+    return new ApiError(error.status, undefined, message, problems);
+  }
+  return new ApiError(500, undefined, statusMessage(500));
+}
+
+export interface RenderedError {
+  status: number;
+  headers: Record<string, string>;
+  /** `text/plain` only for the seed's plain-string 401 of payment intent creation. */
+  text?: string;
+  json?: unknown;
+}
+
+const isGrantTypeRefused = (p: Problem) => p.location === 'body' && p.pointer === '/grant_type' && p.keyword !== 'required';
+const summary = (e: ApiError) => (e.problems.length && e.status === 400 ? e.problems.map(describe).join('; ') : e.message);
+
+/** First token form: `{error_code, message, status_code}`; `status_code` equals the HTTP status. */
+function tokenBodyCredentialsError(e: ApiError): RenderedError {
+  const refused = e.problems.some(isGrantTypeRefused);
+  const code = e.code ?? (refused ? 'unsupported_grant_type' : e.status === 401 ? 'invalid_credentials' : statusCode(e.status));
+  const message = refused ? 'grant_type must be client_credentials' : summary(e);
+  return { status: e.status, headers: e.headers, json: { error_code: code, message, status_code: e.status } };
+}
+
+/** Second token form: RFC 6749 `{error, error_description}`. */
+function tokenBasicCredentialsError(e: ApiError): RenderedError {
+  const refused = e.problems.some(isGrantTypeRefused);
+  const error =
+    e.code ?? (refused ? 'unsupported_grant_type' : e.status === 401 ? 'invalid_client' : e.status >= 500 ? 'server_error' : 'invalid_request');
+  const description = refused ? 'grant_type must be client_credentials' : summary(e);
+  // RFC 6749 §5.2: a 401 of the token endpoint names the scheme the client should use.
+  const headers = e.status === 401 ? { ...e.headers, 'WWW-Authenticate': 'Basic realm="token"' } : e.headers;
+  return { status: e.status, headers, json: { error, error_description: description } };
+}
+
+/** Payment link (and sandbox): `{error_code, message, status_code, details?}`, details on every 400. */
+function paymentLinkError(e: ApiError): RenderedError {
+  const body: Record<string, unknown> = { error_code: e.code ?? statusCode(e.status), message: e.message, status_code: e.status };
+  if (e.status === 400) {
+    body.details = e.problems.map((p) => ({ message: describe(p), path: [p.location, dotted(p.pointer)].filter(Boolean).join('.') }));
+  }
+  return { status: e.status, headers: e.headers, json: body };
+}
+
+const WEB_CHECKOUT_MISSING = new Set(['required', 'minProperties']);
+/** The area's closed list of codes by status; any other 4xx is an `invalid_request`. */
+const WEB_CHECKOUT_CODES: Record<number, string> = {
+  401: 'unauthorized',
+  403: 'service_not_enabled',
+  404: 'not_found',
+  413: 'payload_too_large',
+  422: 'validation_error',
+  429: 'too_many_requests',
+};
+const PAYMENT_INTENT = '/dpy/web-checkout/v1/payment-intent';
+
+/**
+ * Web checkout: `{code?, message, details}`. A validator refusal is a 400 `invalid_request` when
+ * something is missing (or the body is not an object) and a 422 `validation_error` when a present
+ * field breaks a rule (the area's decision). 500 carries `message` and `details` only.
+ */
+function webCheckoutError(e: ApiError, request: { method: string; path: string }): RenderedError {
+  if (e.status === 401 && request.method === 'POST' && request.path === PAYMENT_INTENT) {
+    return { status: 401, headers: e.headers, text: 'Unauthorized' }; // seed quirk: a plain string
+  }
+  const details = e.problems.map((p) => {
+    const field = [p.location === 'body' ? undefined : p.location, dotted(p.pointer)].filter(Boolean).join('.');
+    return field ? { field, message: describe(p) } : { message: describe(p) };
+  });
+  if (e.status >= 500) return { status: e.status, headers: e.headers, json: { message: e.message, details: [] } };
+  let { status, code, message } = e;
+  if (status === 400 && code === undefined && e.problems.length) {
+    const missing = e.problems.some((p) => (p.keyword && WEB_CHECKOUT_MISSING.has(p.keyword)) || (p.location === 'body' && p.pointer === ''));
+    if (!missing) [status, code, message] = [422, 'validation_error', 'One or more fields failed validation'];
+  }
+  return { status, headers: e.headers, json: { code: code ?? WEB_CHECKOUT_CODES[status] ?? 'invalid_request', message, details } };
+}
+
+const RECURRENCE_MODULES = { subscription: 'be-subscription', plan: 'be-plan', 'subscription-webhook': 'dpm-webhooks' } as const;
+
+/**
+ * Subscription, plan and subscription webhook: `{message, name, status_code, details?}`. Messages
+ * are the area's fixed texts, so a 401 says `Unauthorized` whatever the reason.
+ */
+function recurrenceError(e: ApiError, area: keyof typeof RECURRENCE_MODULES): RenderedError {
+  const message = e.status === 401 ? statusMessage(401) : e.message;
+  const body: Record<string, unknown> = { message, name: RECURRENCE_MODULES[area], status_code: e.status };
+  if (e.status === 400 && e.problems.length) {
+    body.details = e.problems.map((p) => ({
+      error_code: p.keyword === 'required' ? 'required_field' : p.keyword === 'enum' || p.keyword === 'const' ? 'unknown_value' : 'invalid_field',
+      description: describe(p),
+      description_detail: p.location === 'body' || !p.location ? p.pointer : `/${p.location}${p.pointer}`,
+    }));
+  }
+  return { status: e.status, headers: e.headers, json: body };
+}
+
+/** Any error as the body of the request's area. */
+export function renderError(error: unknown, request: { method: string; path: string }): RenderedError {
+  const e = toApiError(error);
+  const area: Area = areaOf(request.path);
+  switch (area) {
+    case 'token-body-credentials':
+      return tokenBodyCredentialsError(e);
+    case 'token-basic-credentials':
+      return tokenBasicCredentialsError(e);
+    case 'web-checkout':
+      return webCheckoutError(e, request);
+    case 'subscription':
+    case 'plan':
+    case 'subscription-webhook':
+      return recurrenceError(e, area);
+    case 'payment-link':
+    case 'sandbox':
+    case 'outside': // package decision: paths outside every area answer in the payment link shape
+      return paymentLinkError(e);
+  }
+}
+
+/**
+ * The one error handler: logs what is a bug (5xx, contract violations), never puts a stack trace in
+ * a body, and answers in the area's shape.
+ */
+export function errorHandler(logger: Logger): ErrorRequestHandler {
+  return (error, req, res, next) => {
+    if (res.headersSent) return next(error); // too late for a body; Express ends the connection
+    const log = req.log ?? logger;
+    if (error instanceof ContractViolation) {
+      log.error({ contractViolation: { operation: error.operation, status: error.attemptedStatus, violations: error.violations } }, error.message);
+    } else if (toApiError(error).status >= 500) {
+      log.error({ err: error }, 'Unexpected error');
+    }
+    const rendered = renderError(error, { method: req.method, path: req.path });
+    res.status(rendered.status).set(rendered.headers);
+    if (rendered.text !== undefined) res.type('text/plain').send(rendered.text);
+    else res.json(rendered.json);
+  };
+}

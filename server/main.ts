@@ -1,0 +1,65 @@
+// Starts the reference sandbox: config → store → migrations → demo seller → listen. Stops cleanly on
+// SIGTERM/SIGINT: no new connections, in-flight requests finish, the store closes, exit 0.
+import type { AddressInfo } from 'node:net';
+import { createApp } from './app.ts';
+import { loadConfig } from './config.ts';
+import { createLogger } from './http/logging.ts';
+import { ensureDemoSeller } from './sandbox/demo-seller.ts';
+import { migrate } from './store/migrate.ts';
+import { openStore } from './store/store.ts';
+
+const SHUTDOWN_GRACE_MS = 10_000;
+
+const config = loadConfig();
+const logger = createLogger(config.logLevel);
+const store = await openStore(config);
+const applied = await migrate(store);
+if (applied.length) logger.info({ applied }, 'Migrations applied');
+await ensureDemoSeller(store, config.demoClient, logger);
+const app = await createApp({ store, config, logger });
+
+// Express 5 hands a listen error (port taken, say) to this callback.
+const server = app.listen(config.port, config.host, (error?: Error) => {
+  if (error) {
+    logger.fatal({ err: error }, `Cannot listen on ${config.host}:${config.port}`);
+    void store.close().finally(() => process.exit(1));
+    return;
+  }
+  const { port } = server.address() as AddressInfo;
+  const host = config.host === '0.0.0.0' || config.host === '::' ? 'localhost' : config.host;
+  const url = `http://${host}:${port}`;
+  const { clientId, clientSecret } = config.demoClient;
+  process.stdout.write(
+    [
+      '',
+      `Payment platform reference sandbox listening on ${url}`,
+      `  storage:     ${config.databaseUrl ? 'PostgreSQL (DATABASE_URL)' : `PGlite ${config.dataDir ?? 'in memory'}`}`,
+      `  demo client: ${clientId} / ${clientSecret}`,
+      '',
+      'Get an access token:',
+      `  curl -s ${url}/authentication/oauth2/-core/access_token \\`,
+      `    -d grant_type=client_credentials -d client_id=${clientId} -d client_secret=${clientSecret} \\`,
+      '    -d scope=digital-plataform:gateway-api',
+      '',
+    ].join('\n') + '\n',
+  );
+});
+
+let stopping = false;
+function shutdown(signal: string) {
+  if (stopping) return;
+  stopping = true;
+  logger.info({ signal }, 'Shutting down: finishing in-flight requests');
+  // Connections still busy after the grace period are cut, so the process always ends.
+  setTimeout(() => server.closeAllConnections(), SHUTDOWN_GRACE_MS).unref();
+  server.close(async () => {
+    await store.close();
+    logger.info('Stopped');
+    process.exit(0);
+  });
+  // Keep-alive connections become idle when their request finishes: close them then, not after the
+  // keep-alive timeout.
+  setInterval(() => server.closeIdleConnections(), 50).unref();
+}
+process.on('SIGTERM', () => shutdown('SIGTERM'));
+process.on('SIGINT', () => shutdown('SIGINT'));

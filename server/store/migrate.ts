@@ -1,0 +1,49 @@
+// Plain SQL migrations, `migrations/NNN_name.sql`, applied in order and recorded in
+// `schema_migrations`. Each runs in its own transaction under a transaction-scoped advisory lock,
+// so two instances starting at once on one PostgreSQL apply each migration exactly once.
+import { readdir, readFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import type { Store } from './store.ts';
+
+const MIGRATIONS_DIR = new URL('./migrations/', import.meta.url).pathname;
+const MIGRATION_FILE = /^(\d{3})_([a-z0-9_]+)\.sql$/;
+/** Any fixed number shared by every instance; it names the lock, nothing else. */
+const MIGRATION_LOCK = 7_242_001;
+
+export interface Migration {
+  version: string;
+  name: string;
+  file: string;
+}
+
+export async function listMigrations(dir = MIGRATIONS_DIR): Promise<Migration[]> {
+  const files = (await readdir(dir)).filter((f) => f.endsWith('.sql')).sort();
+  return files.map((file) => {
+    const match = MIGRATION_FILE.exec(file);
+    if (!match) throw new Error(`Migration file ${file} is not named NNN_name.sql`);
+    return { version: match[1]!, name: match[2]!, file: join(dir, file) };
+  });
+}
+
+/** Applies the migrations not yet recorded; returns the versions it applied. */
+export async function migrate(store: Store, dir = MIGRATIONS_DIR): Promise<string[]> {
+  const applied: string[] = [];
+  for (const migration of await listMigrations(dir)) {
+    const sql = await readFile(migration.file, 'utf8');
+    const ran = await store.transaction(async (tx) => {
+      await tx.query('SELECT pg_advisory_xact_lock($1)', [MIGRATION_LOCK]);
+      await tx.exec(`CREATE TABLE IF NOT EXISTS schema_migrations (
+        version text PRIMARY KEY,
+        name text NOT NULL,
+        applied_at timestamptz NOT NULL DEFAULT now()
+      )`);
+      const done = await tx.query('SELECT 1 FROM schema_migrations WHERE version = $1', [migration.version]);
+      if (done.rowCount > 0) return false;
+      await tx.exec(sql);
+      await tx.query('INSERT INTO schema_migrations (version, name) VALUES ($1, $2)', [migration.version, migration.name]);
+      return true;
+    });
+    if (ran) applied.push(migration.version);
+  }
+  return applied;
+}

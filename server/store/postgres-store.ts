@@ -1,0 +1,47 @@
+// A PostgreSQL server through a `pg` Pool (teams sharing one sandbox, several instances behind a
+// load balancer). Each transaction holds one pooled client from BEGIN to COMMIT or ROLLBACK.
+import pg from 'pg';
+import type { QueryResult, Queryable, Store } from './store.ts';
+
+type Client = pg.Pool | pg.PoolClient;
+
+function queryable(client: Client): Queryable {
+  return {
+    query: async <T>(sql: string, params: unknown[] = []): Promise<QueryResult<T>> => {
+      const r = await client.query(sql, params);
+      return { rows: r.rows as T[], rowCount: r.rowCount ?? r.rows.length };
+    },
+    // Without parameters `pg` uses the simple protocol, which accepts several statements.
+    exec: async (sql: string) => {
+      await client.query(sql);
+    },
+  };
+}
+
+export async function openPostgresStore(databaseUrl: string): Promise<Store> {
+  const pool = new pg.Pool({ connectionString: databaseUrl });
+  // An idle client that loses its server must not crash the process; the next query reports it.
+  pool.on('error', () => {});
+  await pool.query('SELECT 1'); // fail at start, not on the first request
+  return {
+    kind: 'postgres',
+    ...queryable(pool),
+    async transaction(fn) {
+      const client = await pool.connect();
+      let broken: Error | undefined;
+      try {
+        await client.query('BEGIN');
+        const value = await fn(queryable(client));
+        await client.query('COMMIT');
+        return value;
+      } catch (error) {
+        // A client that cannot even roll back is discarded rather than returned to the pool.
+        await client.query('ROLLBACK').catch((e: Error) => (broken = e));
+        throw error;
+      } finally {
+        client.release(broken);
+      }
+    },
+    close: () => pool.end(),
+  };
+}

@@ -1,0 +1,138 @@
+// verifyAccessToken: what it accepts, what it refuses, and what it returns.
+import { base64url, generateKeyPair, SignJWT } from 'jose';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { accessTokens, AccessTokenRejected, type AccessTokens } from '../../server/authentication/access-tokens.ts';
+import { loadSigningKeys, type SigningKeys } from '../../server/authentication/keys.ts';
+import { authenticationRepository } from '../../server/authentication/repository.ts';
+import { isGuid } from '../../server/http/auth.ts';
+import { migrate } from '../../server/store/migrate.ts';
+import { openStore, type Store } from '../../server/store/store.ts';
+import { GATEWAY_SCOPE, ISSUER } from './support/server.ts';
+
+const SELLER = { clientId: 'client-1', sellerId: '0b6f4e7a-2c1d-4b8e-9f3a-5d6c7e8f9a0b', country: 'BR', tenant: 'sandbox' };
+
+let store: Store;
+let keys: SigningKeys;
+let tokens: AccessTokens;
+beforeAll(async () => {
+  store = await openStore({});
+  await migrate(store);
+  keys = await loadSigningKeys(authenticationRepository(store));
+  tokens = accessTokens(keys, ISSUER);
+});
+afterAll(() => store.close());
+
+const now = () => Math.floor(Date.now() / 1000);
+const claims = (overrides: Record<string, unknown> = {}) => ({
+  'x-seller-id': SELLER.sellerId,
+  country: 'BR',
+  tenant: 'sandbox',
+  scope: GATEWAY_SCOPE,
+  sub: SELLER.clientId,
+  iss: ISSUER,
+  iat: now(),
+  exp: now() + 3599,
+  jti: 'f0e1d2c3-b4a5-4678-9abc-def012345678',
+  ...overrides,
+});
+const sign = (payload: Record<string, unknown>, key: CryptoKey = keys.privateKey, kid = keys.kid) =>
+  new SignJWT(payload).setProtectedHeader({ alg: 'ES256', kid, typ: 'JWT' }).sign(key);
+
+async function rejection(token: string | undefined) {
+  const error = await tokens.verify(token).then(
+    () => undefined,
+    (e: unknown) => e,
+  );
+  expect(error).toBeInstanceOf(AccessTokenRejected);
+  return (error as AccessTokenRejected).reason;
+}
+
+describe('verifyAccessToken', () => {
+  it('returns the seller, country, tenant, client and scope of an issued token', async () => {
+    const { accessToken } = await tokens.issue(SELLER);
+    expect(await tokens.verify(accessToken)).toEqual({ ...SELLER, scope: GATEWAY_SCOPE });
+  });
+
+  it('refuses a missing token', async () => {
+    expect(await rejection(undefined)).toBe('missing');
+    expect(await rejection('')).toBe('missing');
+  });
+
+  it('refuses a malformed token', async () => {
+    expect(await rejection('not-a-jwt')).toBe('malformed');
+    expect(await rejection('a.b.c')).toBe('malformed');
+  });
+
+  it('refuses an expired token', async () => {
+    expect(await rejection(await sign(claims({ iat: now() - 7200, exp: now() - 3600 })))).toBe('expired');
+  });
+
+  it('refuses a tampered token (payload changed, signature kept)', async () => {
+    const [header, , signature] = (await sign(claims())).split('.');
+    const forged = base64url.encode(JSON.stringify(claims({ 'x-seller-id': '11111111-2222-4333-8444-555555555555' })));
+    expect(await rejection(`${header}.${forged}.${signature}`)).toBe('invalid');
+  });
+
+  it('refuses a token signed by another key, even under the right kid', async () => {
+    const other = await generateKeyPair('ES256');
+    expect(await rejection(await sign(claims(), other.privateKey))).toBe('invalid');
+  });
+
+  it('refuses alg: none', async () => {
+    const header = base64url.encode(JSON.stringify({ alg: 'none', typ: 'JWT' }));
+    const payload = base64url.encode(JSON.stringify(claims()));
+    expect(await rejection(`${header}.${payload}.`)).toBe('invalid');
+  });
+
+  it('refuses HS256 signed with the public key (algorithm confusion)', async () => {
+    const secret = new TextEncoder().encode(JSON.stringify(keys.jwks.keys[0]));
+    const token = await new SignJWT(claims()).setProtectedHeader({ alg: 'HS256', kid: keys.kid }).sign(secret);
+    expect(await rejection(token)).toBe('invalid');
+  });
+
+  it('refuses another issuer', async () => {
+    expect(await rejection(await sign(claims({ iss: 'https://elsewhere.example' })))).toBe('invalid');
+  });
+
+  it('refuses a token without the gateway scope', async () => {
+    expect(await rejection(await sign(claims({ scope: 'other:scope' })))).toBe('insufficient_scope');
+  });
+
+  it('accepts the sample scope spelling digital-platform:gateway-api', async () => {
+    const token = await sign(claims({ scope: 'digital-platform:gateway-api' }));
+    expect((await tokens.verify(token)).scope).toBe('digital-platform:gateway-api');
+  });
+
+  it('refuses a token without a required claim', async () => {
+    const { jti: _jti, ...withoutJti } = claims();
+    expect(await rejection(await sign(withoutJti))).toBe('invalid');
+    const { country: _country, ...withoutCountry } = claims();
+    expect(await rejection(await sign(withoutCountry))).toBe('invalid');
+  });
+
+  it('returns a seller id that is not a GUID as it is: the payment link API answers it with guid_error', async () => {
+    const claimsOf = await tokens.verify(await sign(claims({ 'x-seller-id': 'seller-42' })));
+    expect(claimsOf.sellerId).toBe('seller-42');
+    expect(isGuid(claimsOf.sellerId)).toBe(false);
+  });
+});
+
+describe('isGuid', () => {
+  it.each([
+    ['3fa85f64-5717-4562-b3fc-2c963f66afa6', true],
+    ['3FA85F64-5717-4562-B3FC-2C963F66AFA6', true],
+    ['3fa85f6457174562b3fc2c963f66afa6', false],
+    ['{3fa85f64-5717-4562-b3fc-2c963f66afa6}', false],
+    ['seller-42', false],
+    ['', false],
+  ])('%s → %s', (value, expected) => expect(isGuid(value)).toBe(expected));
+});
+
+describe('signing keys', () => {
+  it('are generated once and kept in the store', async () => {
+    const again = await loadSigningKeys(authenticationRepository(store));
+    expect(again.kid).toBe(keys.kid);
+    const { rows } = await store.query('SELECT kid, active FROM signing_keys');
+    expect(rows).toEqual([{ kid: keys.kid, active: true }]);
+  });
+});

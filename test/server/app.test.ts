@@ -1,0 +1,204 @@
+// The request path of the app: bearer check, every area's error shape, contract violations in
+// both directions, unknown routes, body parser errors, request ids and log redaction.
+import { SignJWT } from 'jose';
+import type { Response } from 'supertest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { loadSigningKeys, type SigningKeys } from '../../server/authentication/keys.ts';
+import { authenticationRepository } from '../../server/authentication/repository.ts';
+import { createLogger } from '../../server/http/logging.ts';
+import { CapturedLogs, expectNoStackTrace, GATEWAY_SCOPE, ISSUER, startTestServer, tokenForm, type TestServer } from './support/server.ts';
+import { testAreas, writeTestSpec } from './support/test-areas.ts';
+
+let sandbox: TestServer;
+let keys: SigningKeys;
+let token: string;
+beforeAll(async () => {
+  sandbox = await startTestServer({ config: { apiSpec: await writeTestSpec() }, extraAreas: [testAreas] });
+  keys = await loadSigningKeys(authenticationRepository(sandbox.store));
+  token = (await sandbox.http.post('/authentication/oauth2/-core/access_token').type('form').send(tokenForm())).body.access_token;
+});
+afterAll(() => sandbox.close());
+
+const bearer = (t: string) => ({ Authorization: `Bearer ${t}` });
+const now = () => Math.floor(Date.now() / 1000);
+const signed = (claims: Record<string, unknown>) =>
+  new SignJWT({ 'x-seller-id': '3fa85f64-5717-4562-b3fc-2c963f66afa6', country: 'BR', tenant: 'sandbox', scope: GATEWAY_SCOPE, sub: 'c', iss: ISSUER, iat: now(), exp: now() + 60, jti: 'j', ...claims })
+    .setProtectedHeader({ alg: 'ES256', kid: keys.kid })
+    .sign(keys.privateKey);
+
+/** An error answer: its status, its exact body, JSON, and no stack trace. */
+function expectError(res: Response, status: number, body: unknown) {
+  expect({ status: res.status, body: res.body }).toEqual({ status, body });
+  expect(res.headers['content-type']).toMatch(/^application\/json/);
+  expectNoStackTrace(res.body);
+}
+
+describe('bearer authentication (payment link shape)', () => {
+  it('answers 401 without a token, naming the scheme', async () => {
+    const res = await sandbox.http.get('/dpy/payment-link/v1/sellers');
+    expectError(res, 401, { error_code: 'unauthorized', message: 'Missing bearer token', status_code: 401 });
+    expect(res.headers['www-authenticate']).toBe('Bearer realm="payment-platform"');
+  });
+
+  it('answers 401 for an expired token', async () => {
+    const res = await sandbox.http.get('/dpy/payment-link/v1/sellers').set(bearer(await signed({ iat: now() - 4000, exp: now() - 400 })));
+    expectError(res, 401, { error_code: 'unauthorized', message: 'The access token has expired', status_code: 401 });
+    expect(res.headers['www-authenticate']).toContain('error="invalid_token"');
+  });
+
+  it('answers 401 for a token without the gateway scope', async () => {
+    const res = await sandbox.http.get('/dpy/payment-link/v1/sellers').set(bearer(await signed({ scope: 'other' })));
+    expectError(res, 401, { error_code: 'unauthorized', message: `The access token lacks the scope ${GATEWAY_SCOPE}`, status_code: 401 });
+  });
+
+  it('lets a valid token through with its claims on the request', async () => {
+    const res = await sandbox.http.get('/dpy/payment-link/v1/sellers').set(bearer(token));
+    expect(res.status).toBe(200);
+    expect(res.body).toEqual({ seller_id: '3fa85f64-5717-4562-b3fc-2c963f66afa6' });
+  });
+
+  it('leaves a non-GUID seller id to the area, which answers the seed guid_error', async () => {
+    const res = await sandbox.http.get('/dpy/payment-link/v1/sellers').set(bearer(await signed({ 'x-seller-id': 'seller-42' })));
+    expectError(res, 400, {
+      error_code: 'guid_error',
+      message: 'The seller id must be a valid GUID',
+      status_code: 400,
+      details: [{ message: 'x-seller-id must be a valid GUID', path: 'token.x-seller-id' }],
+    });
+  });
+});
+
+describe('web checkout shape', () => {
+  const intent = () => sandbox.http.post('/dpy/web-checkout/v1/payment-intent');
+
+  it('answers 401 on payment intent creation as the plain string of the seed', async () => {
+    const res = await intent().send({ payment: { amount: 100, currency: 'BRL' } });
+    expect(res.status).toBe(401);
+    expect(res.headers['content-type']).toMatch(/^text\/plain/);
+    expect(res.text).toBe('Unauthorized');
+  });
+
+  it('answers a missing field with 400 invalid_request', async () => {
+    const res = await intent().set(bearer(token)).send({});
+    expectError(res, 400, { code: 'invalid_request', message: 'Invalid request', details: [{ field: 'payment', message: 'payment is required' }] });
+  });
+
+  it('answers a present field that breaks a rule with 422 validation_error', async () => {
+    const res = await intent().set(bearer(token)).send({ payment: { amount: 0, currency: 'BRL' } });
+    expectError(res, 422, {
+      code: 'validation_error',
+      message: 'One or more fields failed validation',
+      details: [{ field: 'payment.amount', message: 'payment.amount must be >= 1' }],
+    });
+  });
+
+  it('answers malformed JSON with 400 in the area shape', async () => {
+    const res = await intent().set(bearer(token)).set('Content-Type', 'application/json').send('{"payment": {');
+    expectError(res, 400, { code: 'invalid_request', message: 'The request body is not valid JSON', details: [{ message: 'The request body is not valid JSON' }] });
+  });
+
+  it('answers a body over the limit with 413 in the area shape', async () => {
+    const res = await intent().set(bearer(token)).send({ payment: { amount: 1, currency: 'BRL' }, padding: 'x'.repeat(2 * 1024 * 1024) });
+    expectError(res, 413, { code: 'payload_too_large', message: 'Request body too large', details: [] });
+  });
+});
+
+describe('subscription, plan and webhook shape', () => {
+  it('answers 401 with the fixed message and the module name', async () => {
+    const res = await sandbox.http.patch('/rpy/be-plan/v1/plans/0b6f4e7a-2c1d-4b8e-9f3a-5d6c7e8f9a0b/status/active');
+    expectError(res, 401, { message: 'Unauthorized', name: 'be-plan', status_code: 401 });
+  });
+
+  it('answers a broken path parameter with 400 and one detail per broken rule', async () => {
+    const res = await sandbox.http.patch('/rpy/be-plan/v1/plans/0b6f4e7a-2c1d-4b8e-9f3a-5d6c7e8f9a0b/status/paused').set(bearer(token));
+    expectError(res, 400, {
+      message: 'Invalid request',
+      name: 'be-plan',
+      status_code: 400,
+      details: [{ error_code: 'unknown_value', description: 'status must be equal to one of the allowed values: active, inactive', description_detail: '/path/status' }],
+    });
+  });
+
+  it('answers an unexpected failure with 500, revealing nothing, and logs it', async () => {
+    const res = await sandbox.http.get('/rpy/be-subscription/v1/subscriptions/abc').set(bearer(token));
+    expectError(res, 500, { message: 'Internal server error', name: 'be-subscription', status_code: 500 });
+    expect(JSON.stringify(res.body)).not.toContain('secret-place');
+    expect(sandbox.logs.lines.some((l) => l.msg === 'Unexpected error' && String(l.err?.stack).includes('secret-place'))).toBe(true);
+  });
+});
+
+describe('contract violations', () => {
+  it('turn a response that breaks the contract into a 500 in the area shape, logged as a violation', async () => {
+    const res = await sandbox.http.get('/dpy/payment-link/v1/payment-links/business-configurations').set(bearer(token));
+    expectError(res, 500, { error_code: 'internal_error', message: 'Internal server error', status_code: 500 });
+    const logged = sandbox.logs.lines.find((l) => l.contractViolation?.operation === 'GET /dpy/payment-link/v1/payment-links/business-configurations');
+    expect(logged?.msg).toMatch(/breaks the contract/);
+    expect(logged?.contractViolation.status).toBe(200);
+    expect(JSON.stringify(logged?.contractViolation.violations)).toContain('currency');
+  });
+
+  it('turn an error body the operation does not document into a 500 as well', async () => {
+    const res = await sandbox.http.patch('/dpm/webhooks/v1/subscriptions/payment/events/e1').send({});
+    expectError(res, 500, { message: 'Internal server error', name: 'dpm-webhooks', status_code: 500 });
+    expect(sandbox.logs.lines.some((l) => l.contractViolation?.status === 409)).toBe(true);
+  });
+});
+
+describe('routes outside the contract', () => {
+  it.each([
+    ['/', { error_code: 'not_found', message: 'Not found', status_code: 404 }],
+    ['/nowhere/at/all', { error_code: 'not_found', message: 'Not found', status_code: 404 }],
+    ['/dpy/payment-link/v1/unknown', { error_code: 'not_found', message: 'Not found', status_code: 404 }],
+    ['/dpy/web-checkout/v1/unknown', { code: 'not_found', message: 'Not found', details: [] }],
+    ['/rpy/be-subscription/v1/unknown', { message: 'Not found', name: 'be-subscription', status_code: 404 }],
+    ['/authentication/oauth2/-core/unknown', { error_code: 'not_found', message: 'Not found', status_code: 404 }],
+  ])('answers %s with a JSON 404 in its area shape, never HTML', async (path, body) => {
+    expectError(await sandbox.http.get(path), 404, body);
+  });
+
+  it('answers a wrong method with 405 and Allow', async () => {
+    const res = await sandbox.http.delete('/authentication/oauth2/access_token');
+    expectError(res, 405, { error: 'invalid_request', error_description: 'Method not allowed' });
+    expect(res.headers.allow).toBe('POST');
+  });
+
+  it('answers a documented operation no router implements with 501', async () => {
+    const res = await sandbox.http.get('/dpy/payment-link/v1/payment-links').set(bearer(token));
+    expect(res.status).toBe(501);
+    expect(res.body).toMatchObject({ error_code: 'not_implemented', status_code: 501 });
+  });
+
+  it('answers malformed JSON on a token endpoint with 400 in its shape', async () => {
+    const res = await sandbox.http.post('/authentication/oauth2/-core/access_token').set('Content-Type', 'application/json').send('{"grant_type":');
+    expectError(res, 400, { error_code: 'invalid_request', message: 'The request body is not valid JSON', status_code: 400 });
+  });
+});
+
+describe('request ids and logs', () => {
+  it('echoes the caller x-request-id and generates one otherwise', async () => {
+    const given = await sandbox.http.get('/sandbox/v1/jwks').set('x-request-id', 'checkout-42.retry-1');
+    expect(given.headers['x-request-id']).toBe('checkout-42.retry-1');
+    const generated = await sandbox.http.get('/sandbox/v1/jwks');
+    expect(generated.headers['x-request-id']).toMatch(/^[0-9a-f-]{36}$/);
+    const unsafe = await sandbox.http.get('/sandbox/v1/jwks').set('x-request-id', 'a b\tc');
+    expect(unsafe.headers['x-request-id']).toMatch(/^[0-9a-f-]{36}$/);
+    expect(sandbox.logs.lines.some((l) => l.req?.id === 'checkout-42.retry-1')).toBe(true);
+  });
+
+  it('never logs the Authorization header', async () => {
+    await sandbox.http.get('/dpy/payment-link/v1/sellers').set(bearer(token)).set('x-request-id', 'redaction-check');
+    const line = sandbox.logs.lines.find((l) => l.req?.id === 'redaction-check');
+    expect(line?.req.headers.authorization).toBe('[redacted]');
+    expect(sandbox.logs.text).not.toContain(token);
+  });
+
+  it('redacts card numbers and security codes at any depth', () => {
+    const logs = new CapturedLogs();
+    createLogger('info', logs).info({
+      body: { subscription: { payment_type: { credit: { card: { number: '4111111111111111', security_code: '123', bin: '411111' } } } } },
+    });
+    expect(logs.text).not.toContain('4111111111111111');
+    expect(logs.text).not.toContain('"123"');
+    expect(logs.text).toContain('411111');
+  });
+});

@@ -1,0 +1,175 @@
+// The two token endpoint forms, exactly as the authentication area of the contract decides them.
+import { createLocalJWKSet, decodeJwt, decodeProtectedHeader, jwtVerify } from 'jose';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { DEMO_SELLER_ID } from '../../server/sandbox/demo-seller.ts';
+import { basic, DEMO, expectNoStackTrace, GATEWAY_SCOPE, ISSUER, startTestServer, tokenForm, type TestServer } from './support/server.ts';
+
+const FIRST_FORM = '/authentication/oauth2/-core/access_token';
+const SECOND_FORM = '/authentication/oauth2/access_token';
+
+let sandbox: TestServer;
+beforeAll(async () => {
+  sandbox = await startTestServer();
+});
+afterAll(() => sandbox.close());
+
+const firstForm = (form: Record<string, string>) => sandbox.http.post(FIRST_FORM).type('form').send(form);
+const secondForm = (authorization: string | undefined, form: Record<string, string> = { grant_type: 'client_credentials' }) => {
+  const req = sandbox.http.post(SECOND_FORM).type('form');
+  return (authorization ? req.set('Authorization', authorization) : req).send(form);
+};
+
+describe('first form: credentials and scope in the form body', () => {
+  it('issues a token for the documented scope spelling', async () => {
+    const res = await firstForm(tokenForm());
+    expect(res.status).toBe(200);
+    expect(res.body).toEqual({ access_token: expect.any(String), token_type: 'Bearer', expires_in: 3599, scope: GATEWAY_SCOPE });
+    expect(res.headers['cache-control']).toBe('no-store');
+  });
+
+  it('accepts the sample spelling digital-platform:gateway-api and grants the documented one', async () => {
+    const res = await firstForm(tokenForm({ scope: 'digital-platform:gateway-api' }));
+    expect(res.status).toBe(200);
+    expect(res.body.scope).toBe(GATEWAY_SCOPE);
+  });
+
+  it.each([
+    ['scope', 'scope is required'],
+    ['client_id', 'client_id is required'],
+    ['client_secret', 'client_secret is required'],
+    ['grant_type', 'grant_type is required'],
+  ])('answers 400 invalid_request when %s is missing', async (field, message) => {
+    const res = await firstForm(tokenForm({ [field]: undefined }));
+    expect(res.status).toBe(400);
+    expect(res.body).toEqual({ error_code: 'invalid_request', message, status_code: 400 });
+  });
+
+  it('answers 400 unsupported_grant_type for another grant type', async () => {
+    const res = await firstForm(tokenForm({ grant_type: 'password' }));
+    expect(res.status).toBe(400);
+    expect(res.body).toEqual({ error_code: 'unsupported_grant_type', message: 'grant_type must be client_credentials', status_code: 400 });
+  });
+
+  it('answers 400 invalid_scope for an unknown scope, before looking at the credentials', async () => {
+    const res = await firstForm(tokenForm({ scope: 'digital-plataform:admin', client_secret: 'wrong' }));
+    expect(res.status).toBe(400);
+    expect(res.body).toEqual({ error_code: 'invalid_scope', message: `scope must be ${GATEWAY_SCOPE}`, status_code: 400 });
+  });
+
+  it.each([
+    ['a wrong secret', { client_secret: 'not-the-secret' }],
+    ['an unknown client id', { client_id: 'nobody' }],
+  ])('answers 401 invalid_credentials for %s', async (_case, overrides) => {
+    const res = await firstForm(tokenForm(overrides));
+    expect(res.status).toBe(401);
+    expect(res.body).toEqual({ error_code: 'invalid_credentials', message: 'Invalid client credentials', status_code: 401 });
+  });
+
+  it('answers a body over the limit with 413 payload_too_large', async () => {
+    const res = await firstForm(tokenForm({ client_secret: 'x'.repeat(2 * 1024 * 1024) }));
+    expect(res.status).toBe(413);
+    expect(res.body).toEqual({ error_code: 'payload_too_large', message: 'Request body too large', status_code: 413 });
+  });
+
+  it('answers a JSON body with 415 in the first form shape, without a stack trace', async () => {
+    const res = await sandbox.http.post(FIRST_FORM).send(tokenForm());
+    expect(res.status).toBe(415);
+    expect(res.body).toEqual({ error_code: 'unsupported_media_type', message: 'Unsupported media type', status_code: 415 });
+    expectNoStackTrace(res.body);
+  });
+});
+
+describe('second form: Basic credentials and only grant_type', () => {
+  it('issues a Bearer token with the gateway scope', async () => {
+    const res = await secondForm(basic(DEMO.clientId, DEMO.clientSecret));
+    expect(res.status).toBe(200);
+    expect(res.body).toEqual({ access_token: expect.any(String), token_type: 'Bearer', expires_in: 3599, scope: GATEWAY_SCOPE });
+  });
+
+  it.each([
+    ['no Authorization header', undefined, 'Missing or malformed Basic credentials'],
+    ['a Bearer header', 'Bearer abc', 'Missing or malformed Basic credentials'],
+    ['Basic without a colon', `Basic ${Buffer.from('demo-seller-client').toString('base64')}`, 'Missing or malformed Basic credentials'],
+    ['a wrong secret', basic(DEMO.clientId, 'wrong'), 'Invalid client credentials'],
+    ['an unknown client', basic('nobody', DEMO.clientSecret), 'Invalid client credentials'],
+  ])('answers 401 invalid_client for %s', async (_case, authorization, description) => {
+    const res = await secondForm(authorization);
+    expect(res.status).toBe(401);
+    expect(res.body).toEqual({ error: 'invalid_client', error_description: description });
+    expect(res.headers['www-authenticate']).toBe('Basic realm="token"');
+  });
+
+  it('answers 400 invalid_request when grant_type is missing', async () => {
+    const res = await secondForm(basic(DEMO.clientId, DEMO.clientSecret), {});
+    expect(res.status).toBe(400);
+    expect(res.body).toEqual({ error: 'invalid_request', error_description: 'grant_type is required' });
+  });
+
+  it('answers a body over the limit with 413 invalid_request', async () => {
+    const res = await secondForm(basic(DEMO.clientId, DEMO.clientSecret), { grant_type: 'client_credentials', padding: 'x'.repeat(2 * 1024 * 1024) });
+    expect(res.status).toBe(413);
+    expect(res.body).toEqual({ error: 'invalid_request', error_description: 'Request body too large' });
+  });
+
+  it('answers 400 unsupported_grant_type for another grant type', async () => {
+    const res = await secondForm(basic(DEMO.clientId, DEMO.clientSecret), { grant_type: 'authorization_code' });
+    expect(res.status).toBe(400);
+    expect(res.body).toEqual({ error: 'unsupported_grant_type', error_description: 'grant_type must be client_credentials' });
+  });
+});
+
+describe('the access token', () => {
+  it('is an ES256 JWT with the kid of the key served at /sandbox/v1/jwks, living 3599 s', async () => {
+    const { body } = await firstForm(tokenForm());
+    const header = decodeProtectedHeader(body.access_token);
+    const jwks = await sandbox.http.get('/sandbox/v1/jwks');
+    expect(jwks.status).toBe(200);
+    expect(header).toEqual({ alg: 'ES256', kid: jwks.body.keys[0].kid, typ: 'JWT' });
+    expect(jwks.body.keys[0]).not.toHaveProperty('d'); // public keys only
+
+    const { payload } = await jwtVerify(body.access_token, createLocalJWKSet(jwks.body), { algorithms: ['ES256'], issuer: ISSUER });
+    expect(payload).toEqual({
+      sub: DEMO.clientId,
+      'x-seller-id': DEMO_SELLER_ID,
+      country: 'BR',
+      tenant: 'sandbox',
+      scope: GATEWAY_SCOPE,
+      iss: ISSUER,
+      iat: expect.any(Number),
+      exp: expect.any(Number),
+      jti: expect.any(String),
+    });
+    expect(payload.exp! - payload.iat!).toBe(3599);
+  });
+
+  it('has a new jti each time', async () => {
+    const [a, b] = await Promise.all([firstForm(tokenForm()), firstForm(tokenForm())]);
+    expect(decodeJwt(a.body.access_token).jti).not.toBe(decodeJwt(b.body.access_token).jti);
+  });
+});
+
+describe('client secrets', () => {
+  it('are stored as salted scrypt hashes, never in plain text', async () => {
+    const { rows } = await sandbox.store.query<{ secret_hash: string }>('SELECT secret_hash FROM api_clients WHERE client_id = $1', [DEMO.clientId]);
+    expect(rows[0]!.secret_hash).toMatch(/^\$scrypt\$ln=\d+,r=\d+,p=\d+\$[A-Za-z0-9+/]+\$[A-Za-z0-9+/]+$/);
+    expect(rows[0]!.secret_hash).not.toContain(DEMO.clientSecret);
+    const all = await sandbox.store.query('SELECT * FROM api_clients');
+    expect(JSON.stringify(all.rows)).not.toContain(DEMO.clientSecret);
+  });
+
+  it('cost the same scrypt time for an unknown client id as for a wrong secret', async () => {
+    const time = async (overrides: Record<string, string>) => {
+      const durations: number[] = [];
+      for (let i = 0; i < 3; i++) {
+        const started = performance.now();
+        expect((await firstForm(tokenForm(overrides))).status).toBe(401);
+        durations.push(performance.now() - started);
+      }
+      return Math.min(...durations);
+    };
+    const wrongSecret = await time({ client_secret: 'wrong' });
+    const unknownClient = await time({ client_id: 'nobody' });
+    // Both spend one scrypt (tens of milliseconds); without the dummy hash the unknown one is ~1 ms.
+    expect(unknownClient).toBeGreaterThan(wrongSecret * 0.5);
+  });
+});

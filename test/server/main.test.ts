@@ -1,0 +1,73 @@
+// `server/main.ts` as a process: it starts on a data directory, prints how to get a token, serves
+// one, and on SIGTERM finishes the request in flight and exits 0.
+import { request as httpRequest } from 'node:http';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { freePort, startProcess, type Started } from '../support/processes.ts';
+import { ensureAuthBundle, tokenForm } from './support/server.ts';
+
+const ROOT = new URL('../../', import.meta.url).pathname;
+
+let dataDir: string;
+let server: Started;
+let url: string;
+beforeAll(async () => {
+  dataDir = await mkdtemp(join(tmpdir(), 'main-'));
+  const port = await freePort();
+  server = await startProcess(`${ROOT}node_modules/.bin/tsx`, ['server/main.ts'], /listening on http:\/\/\S+/, {
+    cwd: ROOT,
+    env: { PORT: String(port), HOST: '127.0.0.1', DATA_DIR: dataDir, API_SPEC: await ensureAuthBundle(), LOG_LEVEL: 'warn', DATABASE_URL: '' },
+  });
+  url = `http://127.0.0.1:${port}`;
+});
+afterAll(async () => {
+  await server?.stop();
+  await rm(dataDir, { recursive: true, force: true });
+});
+
+/** A token request whose body is sent in two parts, `pauseMs` apart: in flight in between. */
+function slowTokenRequest(onHeadersSent: () => void, pauseMs: number): Promise<{ status: number; body: string }> {
+  return new Promise((resolve, reject) => {
+    const req = httpRequest(`${url}/authentication/oauth2/-core/access_token`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded', 'transfer-encoding': 'chunked' },
+    });
+    req.on('error', reject);
+    req.on('response', (res) => {
+      let body = '';
+      res.on('data', (chunk) => (body += chunk));
+      res.on('end', () => resolve({ status: res.statusCode!, body }));
+    });
+    const form = new URLSearchParams(tokenForm()).toString();
+    req.write(form.slice(0, 10));
+    setTimeout(onHeadersSent, pauseMs / 2);
+    setTimeout(() => req.end(form.slice(10)), pauseMs);
+  });
+}
+
+describe('server/main.ts', () => {
+  it('prints the URL, the demo credentials and a first curl', () => {
+    const out = server.output();
+    expect(out).toContain(`listening on ${url}`);
+    expect(out).toContain('demo-seller-client / demo-seller-secret');
+    expect(out).toContain(`curl -s ${url}/authentication/oauth2/-core/access_token`);
+  });
+
+  it('issues a token to the demo client it seeded', async () => {
+    const res = await fetch(`${url}/authentication/oauth2/-core/access_token`, { method: 'POST', body: new URLSearchParams(tokenForm()) });
+    expect(res.status).toBe(200);
+    expect((await res.json()).token_type).toBe('Bearer');
+  });
+
+  it('on SIGTERM finishes the request in flight, then exits 0', async () => {
+    const exited = new Promise<number | null>((resolve) => server.child.once('exit', (code) => resolve(code)));
+    const inFlight = slowTokenRequest(() => server.child.kill('SIGTERM'), 600);
+    const res = await inFlight;
+    expect(res.status).toBe(200);
+    expect(JSON.parse(res.body).token_type).toBe('Bearer');
+    expect(await exited).toBe(0);
+    await expect(fetch(`${url}/sandbox/v1/jwks`)).rejects.toThrow(); // no longer accepting
+  });
+});

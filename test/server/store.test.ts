@@ -1,0 +1,189 @@
+// The store behind one interface: PGlite (memory, data directory) and, when DATABASE_URL is set,
+// a PostgreSQL server. The same suite runs against each.
+import { randomUUID } from 'node:crypto';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { createLocalJWKSet, jwtVerify } from 'jose';
+import { afterAll, beforeEach, describe, expect, it } from 'vitest';
+import { loadSigningKeys } from '../../server/authentication/keys.ts';
+import { authenticationRepository } from '../../server/authentication/repository.ts';
+import { createLogger } from '../../server/http/logging.ts';
+import { DEMO_SELLER, DEMO_SELLER_ID, ensureDemoSeller } from '../../server/sandbox/demo-seller.ts';
+import { listMigrations, migrate } from '../../server/store/migrate.ts';
+import { openStore, type Store } from '../../server/store/store.ts';
+import { DEMO, ISSUER, startTestServer, tokenForm } from './support/server.ts';
+
+const silent = createLogger('silent');
+
+/**
+ * `freshDatabase()` gives, per test, an empty database and a way to open stores on it: two stores
+ * opened in one test are two instances on the same database.
+ */
+type Opener = () => Promise<Store>;
+function storeSuite(name: string, freshDatabase: () => Promise<Opener>) {
+  describe(name, () => {
+    let open: Opener;
+    beforeEach(async () => {
+      open = await freshDatabase();
+    });
+
+    it('applies the migrations once, in order, and records them (running twice changes nothing)', async () => {
+      const store = await open();
+      try {
+        const versions = (await listMigrations()).map((m) => m.version);
+        expect(await migrate(store)).toEqual(versions);
+        expect(await migrate(store)).toEqual([]);
+        const { rows } = await store.query<{ version: string; name: string }>('SELECT version, name FROM schema_migrations ORDER BY version');
+        expect(rows.map((r) => r.version)).toEqual(versions);
+        expect(rows[0]).toEqual({ version: '001', name: 'sellers_and_credentials' });
+      } finally {
+        await store.close();
+      }
+    });
+
+    it('applies each migration exactly once when two instances migrate at once', async () => {
+      const [a, b] = [await open(), await open()];
+      try {
+        const results = await Promise.all([migrate(a), migrate(b)]);
+        const versions = (await listMigrations()).map((m) => m.version);
+        expect(results.flat().sort()).toEqual(versions);
+        expect((await a.query('SELECT version FROM schema_migrations')).rowCount).toBe(versions.length);
+      } finally {
+        await Promise.all([a.close(), b.close()]);
+      }
+    });
+
+    it('rolls a failing migration back and does not record it', async () => {
+      const dir = await mkdtemp(join(tmpdir(), 'migrations-'));
+      const store = await open();
+      try {
+        await writeFile(join(dir, '001_first.sql'), 'CREATE TABLE first_table (id int);');
+        await writeFile(join(dir, '002_broken.sql'), 'CREATE TABLE half_done (id int);\nSELECT * FROM no_such_table;');
+        await expect(migrate(store, dir)).rejects.toThrow(/no_such_table/);
+        const { rows } = await store.query<{ version: string }>('SELECT version FROM schema_migrations');
+        expect(rows).toEqual([{ version: '001' }]);
+        const tables = await store.query("SELECT 1 FROM information_schema.tables WHERE table_name = 'half_done' AND table_schema = current_schema()");
+        expect(tables.rowCount).toBe(0);
+      } finally {
+        await store.close();
+        await rm(dir, { recursive: true, force: true });
+      }
+    });
+
+    it('stores text[] and jsonb and reads them back as arrays and objects', async () => {
+      const store = await open();
+      try {
+        await migrate(store);
+        await ensureDemoSeller(store, DEMO, silent);
+        const { rows } = await store.query<Record<string, unknown>>('SELECT currencies, services, payments FROM sellers WHERE seller_id = $1', [DEMO_SELLER_ID]);
+        expect(rows[0]).toEqual({ currencies: ['BRL'], services: DEMO_SELLER.services, payments: DEMO_SELLER.payments });
+      } finally {
+        await store.close();
+      }
+    });
+
+    it('commits a transaction, rolls one back when it throws, and serialises concurrent ones', async () => {
+      const store = await open();
+      try {
+        await store.exec('CREATE TABLE counters (id int PRIMARY KEY, value int NOT NULL); INSERT INTO counters VALUES (1, 0);');
+        await expect(
+          store.transaction(async (tx) => {
+            await tx.query('UPDATE counters SET value = 100 WHERE id = 1');
+            throw new Error('changed my mind');
+          }),
+        ).rejects.toThrow('changed my mind');
+        // Read, wait, write: interleaved statements would lose increments.
+        await Promise.all(
+          Array.from({ length: 20 }, () =>
+            store.transaction(async (tx) => {
+              const { rows } = await tx.query<{ value: number }>('SELECT value FROM counters WHERE id = 1 FOR UPDATE');
+              await new Promise((resolve) => setTimeout(resolve, 1));
+              await tx.query('UPDATE counters SET value = $1 WHERE id = 1', [rows[0]!.value + 1]);
+            }),
+          ),
+        );
+        const { rows } = await store.query<{ value: number }>('SELECT value FROM counters WHERE id = 1');
+        expect(rows[0]!.value).toBe(20);
+      } finally {
+        await store.close();
+      }
+    });
+
+    it('keeps one active signing key when two instances start at once', async () => {
+      const [a, b] = [await open(), await open()];
+      try {
+        await migrate(a);
+        const [ka, kb] = await Promise.all([loadSigningKeys(authenticationRepository(a)), loadSigningKeys(authenticationRepository(b))]);
+        expect(ka.kid).toBe(kb.kid);
+        expect((await a.query('SELECT 1 FROM signing_keys WHERE active')).rowCount).toBe(1);
+      } finally {
+        await Promise.all([a.close(), b.close()]);
+      }
+    });
+  });
+}
+
+/** PGlite in memory is one connection to one database: the instances of a test share it. */
+async function freshPglite(): Promise<Opener> {
+  const db = await openStore({});
+  let users = 0;
+  return async () => {
+    users++;
+    return { ...db, close: async () => (--users === 0 ? db.close() : undefined) };
+  };
+}
+storeSuite('PGlite store (in memory)', freshPglite);
+
+const DATABASE_URL = process.env.DATABASE_URL;
+const schemas: string[] = [];
+
+/** A new schema on the server; each store opened on it is a Pool of its own (another instance). */
+async function freshPostgresSchema(): Promise<Opener> {
+  const schema = `store_test_${randomUUID().replace(/-/g, '')}`;
+  schemas.push(schema);
+  const admin = await openStore({ databaseUrl: DATABASE_URL });
+  await admin.exec(`CREATE SCHEMA ${schema}`);
+  await admin.close();
+  const url = new URL(DATABASE_URL!);
+  url.searchParams.set('options', `-c search_path=${schema}`);
+  return () => openStore({ databaseUrl: url.toString() });
+}
+
+if (DATABASE_URL) {
+  storeSuite('PostgreSQL store (DATABASE_URL)', freshPostgresSchema);
+  afterAll(async () => {
+    const admin = await openStore({ databaseUrl: DATABASE_URL });
+    for (const schema of schemas) await admin.exec(`DROP SCHEMA IF EXISTS ${schema} CASCADE`);
+    await admin.close();
+  });
+} else {
+  describe.skip('PostgreSQL store: skipped because DATABASE_URL is not set (set it to run the store suite against a server)', () => {
+    it('runs the store suite against PostgreSQL', () => {});
+  });
+}
+
+describe('PGlite data directory', () => {
+  it('keeps sellers, credentials and the signing key across a restart', async () => {
+    const dataDir = await mkdtemp(join(tmpdir(), 'pglite-'));
+    try {
+      const first = await startTestServer({ config: { dataDir } });
+      const token = (await first.http.post('/authentication/oauth2/-core/access_token').type('form').send(tokenForm())).body.access_token;
+      await first.close();
+
+      const second = await startTestServer({ config: { dataDir } });
+      try {
+        expect(await migrate(second.store)).toEqual([]);
+        const jwks = (await second.http.get('/sandbox/v1/jwks')).body;
+        const { payload } = await jwtVerify(token, createLocalJWKSet(jwks), { issuer: ISSUER });
+        expect(payload['x-seller-id']).toBe(DEMO_SELLER_ID);
+        const again = await second.http.post('/authentication/oauth2/-core/access_token').type('form').send(tokenForm());
+        expect(again.status).toBe(200);
+      } finally {
+        await second.close();
+      }
+    } finally {
+      await rm(dataDir, { recursive: true, force: true });
+    }
+  });
+});

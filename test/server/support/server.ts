@@ -1,0 +1,113 @@
+// A reference server for tests: in-memory PGlite (or a given store), migrations, the demo seller,
+// served on 127.0.0.1 only, with its logs captured so tests can read them.
+import { execFile } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { Writable } from 'node:stream';
+import { promisify } from 'node:util';
+import request from 'supertest';
+import { createApp, type AreaRoutes } from '../../../server/app.ts';
+import { loadConfig, type Config } from '../../../server/config.ts';
+import { createLogger } from '../../../server/http/logging.ts';
+import { ensureDemoSeller } from '../../../server/sandbox/demo-seller.ts';
+import { migrate } from '../../../server/store/migrate.ts';
+import { openStore, type Store } from '../../../server/store/store.ts';
+
+const ROOT = new URL('../../../', import.meta.url).pathname;
+
+/**
+ * The contract these tests enforce: the authentication area's bundle, so that they do not depend on
+ * the other areas. `make generate` writes it; on a tree without it, it is bundled to /tmp.
+ */
+const AREA_BUNDLE = `${ROOT}generated/authentication.openapi.yaml`;
+const DEV_BUNDLE = '/tmp/auth.openapi.yaml';
+export async function ensureAuthBundle(): Promise<string> {
+  if (existsSync(AREA_BUNDLE)) return AREA_BUNDLE;
+  await promisify(execFile)(`${ROOT}node_modules/.bin/redocly`, ['bundle', 'authentication', '-o', DEV_BUNDLE], {
+    cwd: ROOT,
+    env: { ...process.env, REDOCLY_TELEMETRY: 'off', REDOCLY_SUPPRESS_UPDATE_NOTICE: 'true' },
+  });
+  return DEV_BUNDLE;
+}
+
+export const DEMO = { clientId: 'demo-seller-client', clientSecret: 'demo-seller-secret' };
+export const GATEWAY_SCOPE = 'digital-plataform:gateway-api';
+export const ISSUER = 'http://localhost:8080';
+
+/** Config for a test server; `apiSpec` is set by startTestServer unless given. */
+export function testConfig(overrides: Partial<Config> = {}): Config {
+  return { ...loadConfig({}), host: '127.0.0.1', port: 0, dataDir: undefined, logLevel: 'info', ...overrides };
+}
+
+/** Log lines as parsed JSON. */
+export class CapturedLogs extends Writable {
+  readonly lines: Array<Record<string, any>> = [];
+  override _write(chunk: Buffer, _encoding: string, done: () => void) {
+    for (const line of chunk.toString().split('\n').filter(Boolean)) this.lines.push(JSON.parse(line));
+    done();
+  }
+  get text() {
+    return this.lines.map((l) => JSON.stringify(l)).join('\n');
+  }
+}
+
+export interface TestServer {
+  store: Store;
+  config: Config;
+  logs: CapturedLogs;
+  url: string;
+  http: ReturnType<typeof request>;
+  close(options?: { keepStore?: boolean }): Promise<void>;
+}
+
+export async function listenOnLoopback(handler: Parameters<typeof createServer>[1]): Promise<{ server: Server; url: string }> {
+  const server = createServer(handler);
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return { server, url: `http://127.0.0.1:${(server.address() as AddressInfo).port}` };
+}
+
+export async function startTestServer(
+  options: { config?: Partial<Config>; store?: Store; extraAreas?: AreaRoutes[] } = {},
+): Promise<TestServer> {
+  const config = testConfig({ apiSpec: await ensureAuthBundle(), ...options.config });
+  const logs = new CapturedLogs();
+  const logger = createLogger(config.logLevel, logs);
+  const store = options.store ?? (await openStore(config));
+  await migrate(store);
+  await ensureDemoSeller(store, config.demoClient, logger);
+  const app = await createApp({ store, config, logger }, options.extraAreas);
+  const { server, url } = await listenOnLoopback(app);
+  return {
+    store,
+    config,
+    logs,
+    url,
+    http: request(url),
+    async close({ keepStore = false } = {}) {
+      server.closeAllConnections();
+      await new Promise((resolve) => server.close(resolve));
+      if (!keepStore) await store.close();
+    },
+  };
+}
+
+/** A first-form token request body. */
+export function tokenForm(overrides: Record<string, string | undefined> = {}): Record<string, string> {
+  const form: Record<string, string | undefined> = {
+    grant_type: 'client_credentials',
+    client_id: DEMO.clientId,
+    client_secret: DEMO.clientSecret,
+    scope: GATEWAY_SCOPE,
+    ...overrides,
+  };
+  return Object.fromEntries(Object.entries(form).filter((e): e is [string, string] => e[1] !== undefined));
+}
+
+export const basic = (id: string, secret: string) => `Basic ${Buffer.from(`${id}:${secret}`).toString('base64')}`;
+
+/** No error body may carry a stack trace or a source location. */
+export function expectNoStackTrace(body: unknown): void {
+  const text = typeof body === 'string' ? body : JSON.stringify(body);
+  if (/\bat .+\(.+:\d+:\d+\)|\.ts:\d+|node:internal|\bstack\b/i.test(text)) throw new Error(`Error body leaks a stack trace: ${text}`);
+}
