@@ -9,8 +9,8 @@ export interface Config {
   databaseUrl?: string;
   /** `iss` of the access tokens, checked on every bearer call. */
   issuer: string;
-  /** Guards the reference-only `/sandbox/v1` administration calls; absent means they are closed. */
-  sandboxAdminToken?: string;
+  /** Guards the reference-only `/sandbox/v1` administration calls (default `sandbox-admin-token`). */
+  sandboxAdminToken: string;
   demoClient: { clientId: string; clientSecret: string };
   logLevel: string;
   /** The bundle the validator enforces, in both directions. */
@@ -37,7 +37,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     dataDir: env.DATA_DIR?.includes('://') ? env.DATA_DIR : fromPackage(env.DATA_DIR || '.data/pglite'),
     databaseUrl: env.DATABASE_URL || undefined,
     issuer: env.ISSUER || 'http://localhost:8080',
-    sandboxAdminToken: env.SANDBOX_ADMIN_TOKEN || undefined,
+    // A documented default so that a local sandbox works out of the box; set your own when shared.
+    sandboxAdminToken: env.SANDBOX_ADMIN_TOKEN || 'sandbox-admin-token',
     demoClient: {
       clientId: env.SANDBOX_DEMO_CLIENT_ID || 'demo-seller-client',
       clientSecret: env.SANDBOX_DEMO_CLIENT_SECRET || 'demo-seller-secret',
