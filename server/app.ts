@@ -1,6 +1,6 @@
 // The whole request path on one screen: logging → body parsers → contract validation (both
 // directions) → area routers → one error handler that answers in the area's shape.
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import express, { type Express, type RequestHandler, type Router } from 'express';
 import * as OpenApiValidator from 'express-openapi-validator';
 import type { Logger } from 'pino';
@@ -56,6 +56,11 @@ export async function createApp(deps: AppDeps, extraAreas: AreaRoutes[] = []): P
   const app = express();
   app.disable('x-powered-by');
   app.use(httpLogging(logger));
+  // The HTML reference (`make docs`) is for people, not an API operation: served before the validator.
+  app.get('/docs', (_req, res) => {
+    if (existsSync(config.docsFile)) return res.sendFile(config.docsFile);
+    res.status(404).type('text/plain').send('The HTML reference is not built: run `make docs` (make run does it).');
+  });
   app.use(express.json({ limit: config.bodyLimit }), express.urlencoded({ extended: false, limit: config.bodyLimit }));
   app.use(
     OpenApiValidator.middleware({

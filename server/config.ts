@@ -15,6 +15,8 @@ export interface Config {
   logLevel: string;
   /** The bundle the validator enforces, in both directions. */
   apiSpec: string;
+  /** The HTML reference served at /docs (`make docs` writes it). */
+  docsFile: string;
   /** Largest JSON or form body accepted (body-parser syntax). */
   bodyLimit: string;
 }
@@ -45,6 +47,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     },
     logLevel: env.LOG_LEVEL || 'info',
     apiSpec: fromPackage(env.API_SPEC || 'generated/platform.openapi.yaml'),
+    docsFile: fromPackage(env.DOCS_FILE || 'dist/docs/index.html'),
     bodyLimit: '1mb',
   };
 }

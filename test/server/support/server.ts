@@ -6,6 +6,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { Writable } from 'node:stream';
 import { promisify } from 'node:util';
+import type { Express } from 'express';
 import request from 'supertest';
 import { createApp, type AreaRoutes } from '../../../server/app.ts';
 import { loadConfig, type Config } from '../../../server/config.ts';
@@ -53,6 +54,8 @@ export class CapturedLogs extends Writable {
 }
 
 export interface TestServer {
+  /** The Express app itself (its router stack, for the handler coverage test). */
+  app: Express;
   store: Store;
   config: Config;
   logs: CapturedLogs;
@@ -79,6 +82,7 @@ export async function startTestServer(
   const app = await createApp({ store, config, logger }, options.extraAreas);
   const { server, url } = await listenOnLoopback(app);
   return {
+    app,
     store,
     config,
     logs,
