@@ -3258,6 +3258,13 @@ export interface components {
             tenant?: string;
             services?: components["schemas"]["SellerServices"];
             payments?: components["schemas"]["PaymentMethodsConfiguration"];
+            /**
+             * @description Whether the seller has the Recurrence product (subscriptions and floating installments; the
+             *     subscription area answers 403 without it). The seed names the product but the seller's
+             *     `services` object has no key for it, so the sandbox keeps it apart. Default true.
+             * @default true
+             */
+            recurrence_enabled: boolean;
             business_configuration?: components["schemas"]["BusinessConfiguration"];
             /** @description Client id to issue (generated when omitted); 409 when already taken. */
             client_id?: string;
