@@ -5,14 +5,13 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   contractValidator,
   deref,
-  examplesOf,
   loadPlatform,
   operationsOf,
-  parametersOf,
   PLATFORM_BUNDLE,
   responsePointer,
   type Operation,
 } from '../support/contract.ts';
+import { callerCredentialHeaders, DEMO_BEARER, exampleRequest, securityKinds } from '../support/examples.ts';
 import { freePort, startProcess, type Started } from '../support/processes.ts';
 
 const doc = loadPlatform();
@@ -35,60 +34,26 @@ afterAll(async () => {
   await prism?.stop();
 });
 
-function exampleValue(param: any): string {
-  const [, value] = examplesOf(doc, param)[0] ?? [];
-  if (value !== undefined) return String(value);
-  const schema = deref(doc, param.schema ?? {});
-  if (schema.examples?.length) return String(schema.examples[0]);
-  if (schema.enum?.length) return String(schema.enum[0]);
-  throw new Error(`parameter ${param.name} has no example`);
-}
-
-function securityHeaders(op: Operation): Record<string, string> {
-  const requirements = op.operation.security ?? doc.security ?? [];
-  const first = requirements[0] ?? {};
-  const scheme = Object.keys(first)[0];
-  if (!scheme) return {};
-  const definition = deref(doc, doc.components.securitySchemes?.[scheme]);
-  if (definition.type === 'http' && definition.scheme === 'basic') {
-    return { authorization: `Basic ${Buffer.from('demo-user:demo-password').toString('base64')}` };
-  }
-  return { authorization: 'Bearer eyJhbGciOiJFUzI1NiJ9.eyJzdWIiOiJkZW1vIn0.c2ln' };
-}
-
+/** The operation's own example as a plain fetch, with credentials for whatever scheme it asks for. */
 function buildRequest(op: Operation): { url: string; init: RequestInit } {
+  const example = exampleRequest(doc, op);
   let path = op.path;
-  const query = new URLSearchParams();
-  const headers: Record<string, string> = { ...securityHeaders(op) };
-  for (const param of parametersOf(doc, op)) {
-    if (param.in === 'path') path = path.replace(`{${param.name}}`, encodeURIComponent(exampleValue(param)));
-    if (param.in === 'query' && param.required) query.set(param.name, exampleValue(param));
-    if (param.in === 'header' && param.required) headers[param.name] = exampleValue(param);
-  }
+  for (const [name, value] of Object.entries(example.path)) path = path.replace(`{${name}}`, encodeURIComponent(value));
+  const oauth2: Record<string, string> = securityKinds(doc, op).includes('oauth2') ? { authorization: `Bearer ${DEMO_BEARER}` } : {};
+  const headers: Record<string, string> = { ...example.header, ...oauth2, ...callerCredentialHeaders(doc, op) };
   const init: RequestInit = { method: op.method.toUpperCase(), headers };
-  const content = deref(doc, op.operation.requestBody ?? {}).content ?? {};
-  const [mediaType, media] = Object.entries<any>(content)[0] ?? [];
-  if (mediaType) {
-    const [, body] = examplesOf(doc, media)[0] ?? [];
-    if (mediaType === 'application/json') {
-      headers['content-type'] = mediaType;
-      init.body = JSON.stringify(body);
-    } else if (mediaType === 'application/x-www-form-urlencoded') {
-      headers['content-type'] = mediaType;
-      init.body = new URLSearchParams(body as Record<string, string>).toString();
-    } else if (mediaType === 'multipart/form-data') {
-      const form = new FormData();
-      const schema = deref(doc, media.schema);
-      for (const [name, prop] of Object.entries<any>(schema.properties ?? {})) {
-        const binary = prop.format === 'binary' || prop.contentMediaType;
-        if (binary) form.set(name, new Blob([Buffer.from('89504e470d0a1a0a', 'hex')], { type: 'image/png' }), 'product.png');
-      }
-      init.body = form;
-    } else {
-      throw new Error(`no request builder for ${mediaType}`);
-    }
+  if (example.mediaType === 'application/json') {
+    headers['content-type'] = example.mediaType;
+    init.body = JSON.stringify(example.body);
+  } else if (example.mediaType === 'application/x-www-form-urlencoded') {
+    headers['content-type'] = example.mediaType;
+    init.body = new URLSearchParams(example.body as Record<string, string>).toString();
+  } else if (example.mediaType === 'multipart/form-data') {
+    init.body = example.body as FormData;
+  } else if (example.mediaType) {
+    throw new Error(`no request builder for ${example.mediaType}`);
   }
-  const qs = query.toString();
+  const qs = new URLSearchParams(example.query).toString();
   return { url: `${baseUrl}${path}${qs ? `?${qs}` : ''}`, init };
 }
 

@@ -1,0 +1,10 @@
+// The package's entry point: the typed client, the error shapes of each area, the money helpers and
+// the merchant's webhook helpers. The contract's types are at `@payment-platform/contract/types`.
+export { createPlatformClient, type PlatformClient, type PlatformClientOptions } from './client.ts';
+export type { RequestObservation, RequestObserver, Fetch } from './transport.ts';
+export { TokenEndpointError, isTokenEndpointError, DEFAULT_SCOPE, DEFAULT_TOKEN_SKEW_SECONDS, type TokenEndpointForm } from './token.ts';
+export * from './errors.ts';
+export * from './money.ts';
+export { productImageUpload } from './product-image.ts';
+export * from './webhooks/index.ts';
+export type { paths, components, operations, webhooks } from '../generated/platform.ts';

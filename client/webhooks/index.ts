@@ -1,0 +1,3 @@
+// The merchant's side: verify a checkout notification, or mount a ready receiver for it.
+export * from './verify.ts';
+export * from './receiver.ts';

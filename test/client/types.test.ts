@@ -1,0 +1,51 @@
+// What a merchant's compiler sees: `data` and `error` typed per operation from the contract, the
+// area error shapes reachable without casts, and the shape guards narrowing unknown values.
+import { describe, expectTypeOf, it } from 'vitest';
+import {
+  createPlatformClient,
+  isPaymentLinkError,
+  isRecurrenceError,
+  isWebCheckoutError,
+  productImageUpload,
+  type components,
+  type PaymentLinkError,
+  type RecurrenceError,
+  type WebCheckoutError,
+} from '../../client/index.ts';
+
+type Schemas = components['schemas'];
+// Types only: nothing is sent (no fetch happens until a call is awaited in a test).
+const client = createPlatformClient({ baseUrl: 'http://127.0.0.1:9', clientId: 'id', clientSecret: 'secret' });
+type ResultOf<T extends (...args: any) => Promise<any>> = Awaited<ReturnType<T>>;
+
+describe('types of the platform client', () => {
+  it('types each area error from the contract', () => {
+    const paymentLink = () => client.GET('/dpy/payment-link/v1/payment-links/by-short-id/{short_id}', { params: { path: { short_id: 'x' } } });
+    expectTypeOf<NonNullable<ResultOf<typeof paymentLink>['error']>>().toEqualTypeOf<PaymentLinkError>();
+    expectTypeOf<NonNullable<ResultOf<typeof paymentLink>['data']>>().toEqualTypeOf<Schemas['PaymentLink']>();
+
+    const intent = () => client.POST('/dpy/web-checkout/v1/payment-intent', { body: {} as Schemas['PaymentIntentRequest'] });
+    type IntentError = NonNullable<ResultOf<typeof intent>['error']>;
+    // The plain-text 401 is part of it: a string, next to the object shapes.
+    expectTypeOf<Extract<IntentError, string>>().toEqualTypeOf<string>();
+    expectTypeOf<IntentError>().toExtend<WebCheckoutError>();
+
+    const subscription = () => client.GET('/rpy/be-subscription/v1/subscriptions/{subscription_id}', { params: { path: { subscription_id: 'x' } } });
+    expectTypeOf<NonNullable<ResultOf<typeof subscription>['error']>>().toEqualTypeOf<RecurrenceError>();
+
+    const plan = () => client.PATCH('/rpy/be-plan/v1/plans/{plan_id}/status/{status}', { params: { path: { plan_id: 'x', status: 'inactive' } } });
+    expectTypeOf<NonNullable<ResultOf<typeof plan>['error']>>().toExtend<RecurrenceError>();
+  });
+
+  it('narrows unknown values with the guards', () => {
+    const value: unknown = undefined;
+    if (isPaymentLinkError(value)) expectTypeOf(value.error_code).toBeString();
+    if (isWebCheckoutError(value)) expectTypeOf(value).toEqualTypeOf<WebCheckoutError>();
+    if (isRecurrenceError(value)) expectTypeOf(value.status_code).toEqualTypeOf<number | undefined>();
+  });
+
+  it('uploads a product image through a typed call', () => {
+    const upload = () => client.POST('/dpy/payment-link/v1/payment-links/products/images', productImageUpload(new Blob(['x']), 'photo.png'));
+    expectTypeOf<NonNullable<ResultOf<typeof upload>['data']>>().toEqualTypeOf<Schemas['ProductImage']>();
+  });
+});
