@@ -5,6 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { launchBrowser } from '../support/browser.ts';
 import { loadPlatform, operationsOf } from '../support/contract.ts';
 
 const run = promisify(execFile);
@@ -44,5 +45,41 @@ describe('the HTML reference', () => {
     expect(html).not.toMatch(/<script[^>]+src=["']https?:/i);
     expect(html).not.toMatch(/<link[^>]+href=["']https?:/i);
     expect(html).toContain('<title>Payment Platform API</title>');
+  });
+});
+
+describe('the HTML reference, rendered in Chromium', () => {
+  it('shows every operation and the webhook, loading no script, style sheet or font from elsewhere', async () => {
+    const browser = await launchBrowser();
+    try {
+      const page = await browser.newPage();
+      const external: string[] = [];
+      page.on('request', (r) => {
+        const local = /^(file|data|blob):/.test(r.url());
+        // The renderer's "API docs by" badge image falls back silently offline; code and styles may not.
+        if (!local && r.resourceType() !== 'image') external.push(`${r.resourceType()} ${r.url()}`);
+      });
+      await page.goto(`file://${join(dir, 'index.html')}`);
+      // The page renders lazily while it is scrolled: scroll and collect the operation anchors it
+      // links (`#/<tag>/<operationid>`), until every operation and the webhook has shown up.
+      const wanted = [...operationsOf(doc), ...operationsOf(doc, 'webhooks')].map((op) => op.operationId.toLowerCase());
+      const missing = async () => {
+        const seen: string[] = await page.evaluate(() => {
+          const w = window as unknown as { seen?: Set<string> };
+          w.seen ??= new Set<string>();
+          for (const a of document.querySelectorAll('a[href^="#/"]')) w.seen.add(a.getAttribute('href')!.split('/').pop()!);
+          window.scrollBy(0, window.innerHeight);
+          return [...w.seen];
+        });
+        return wanted.filter((id) => !seen.includes(id));
+      };
+      await expect.poll(missing, { timeout: 20_000, interval: 100 }).toEqual([]);
+      const text = await page.evaluate(() => document.body.innerText);
+      expect(text).toContain('Payment Platform API');
+      expect(text).toContain('Merchant notifications');
+      expect(external).toEqual([]);
+    } finally {
+      await browser.close();
+    }
   });
 });
