@@ -1,0 +1,132 @@
+// The delivery worker of the notification outbox: claims due deliveries, POSTs each to the seller's
+// notification URL with HTTP Basic, records the attempt, and ends delivery on a 200 or schedules the
+// next attempt per the retry policy. Safe with several workers and instances: rows are leased with
+// FOR UPDATE SKIP LOCKED, and a worker that dies mid-attempt leaves a lease that simply expires.
+import type { Logger } from 'pino';
+import type { Store } from '../store/store.ts';
+import { notificationRepository, type DeliveryRow } from './repository.ts';
+import { CONTRACT_RETRY_POLICY, delayAfterAttempt, isReceived, type RetryPolicy } from './retry-policy.ts';
+
+/** Where a seller's notifications go: `notification` of its web checkout technical configuration. */
+export interface NotificationTarget {
+  url: string;
+  user: string;
+  password: string;
+}
+
+export interface DeliveryWorkerOptions {
+  store: Store;
+  logger: Logger;
+  /** The seller's current target, read at each attempt (a changed configuration applies to later attempts). */
+  resolveTarget: (sellerId: string) => Promise<NotificationTarget | undefined>;
+  policy?: RetryPolicy;
+  /** How often to look for due deliveries. */
+  pollIntervalMs?: number;
+  batchSize?: number;
+  now?: () => Date;
+  fetch?: typeof fetch;
+}
+
+export interface AttemptOutcome {
+  statusCode?: number;
+  latencyMs: number;
+  error?: string;
+}
+
+const basic = (t: NotificationTarget) => `Basic ${Buffer.from(`${t.user}:${t.password}`).toString('base64')}`;
+
+async function post(doFetch: typeof fetch, target: NotificationTarget, payload: unknown, timeoutMs: number): Promise<AttemptOutcome> {
+  const started = performance.now();
+  try {
+    const response = await doFetch(target.url, {
+      method: 'POST',
+      headers: { authorization: basic(target), 'content-type': 'application/json', 'user-agent': 'payment-platform-sandbox/1' },
+      body: JSON.stringify(payload),
+      redirect: 'manual',
+      signal: AbortSignal.timeout(timeoutMs),
+    });
+    await response.arrayBuffer().catch(() => undefined); // the body is ignored, but the socket is freed
+    return { statusCode: response.status, latencyMs: Math.round(performance.now() - started) };
+  } catch (error) {
+    const reason = (error as Error).name === 'TimeoutError' ? `no answer within ${timeoutMs} ms` : String((error as Error).cause ?? (error as Error).message);
+    return { latencyMs: Math.round(performance.now() - started), error: reason };
+  }
+}
+
+export function createDeliveryWorker(options: DeliveryWorkerOptions) {
+  const { store, logger, resolveTarget } = options;
+  const policy = options.policy ?? CONTRACT_RETRY_POLICY;
+  const now = options.now ?? (() => new Date());
+  const doFetch = options.fetch ?? fetch;
+  const repo = notificationRepository(store);
+  // Long enough to cover one attempt; a crashed worker's rows come back after it.
+  const leaseMs = policy.attemptTimeoutMs + 5_000;
+  let timer: NodeJS.Timeout | undefined;
+  let running: Promise<number> | undefined;
+  let stopped = false;
+
+  async function attempt(delivery: DeliveryRow): Promise<void> {
+    const number = delivery.attempts + 1;
+    const startedAt = now();
+    const target = await resolveTarget(delivery.seller_id);
+    const outcome: AttemptOutcome = target
+      ? await post(doFetch, target, delivery.payload, policy.attemptTimeoutMs)
+      : { latencyMs: 0, error: 'no notification URL is configured for the seller' };
+    await store.transaction(async (tx) => {
+      const r = notificationRepository(tx);
+      await r.recordAttempt({
+        deliveryId: delivery.delivery_id,
+        attempt: number,
+        started_at: startedAt,
+        url: target?.url ?? null,
+        status_code: outcome.statusCode ?? null,
+        latency_ms: outcome.latencyMs,
+        error: outcome.error ?? (isReceived(outcome.statusCode) ? null : `answered ${outcome.statusCode}, not 200`),
+      });
+      if (isReceived(outcome.statusCode)) await r.markDelivered(delivery.delivery_id, number, now());
+      else if (number >= policy.maxAttempts) await r.markAbandoned(delivery.delivery_id, number);
+      else await r.scheduleRetry(delivery.delivery_id, number, new Date(now().getTime() + delayAfterAttempt(policy, number)));
+    });
+    logger.info(
+      { delivery_id: delivery.delivery_id, attempt: number, status_code: outcome.statusCode, latency_ms: outcome.latencyMs, error: outcome.error },
+      'merchant notification attempt',
+    );
+  }
+
+  /** One pass: every due delivery gets one attempt. Returns how many were attempted. */
+  async function runOnce(): Promise<number> {
+    const due = await repo.claimDue(now(), leaseMs, options.batchSize ?? 20);
+    await Promise.all(due.map((d) => attempt(d).catch((error) => logger.error({ err: error, delivery_id: d.delivery_id }, 'notification attempt failed'))));
+    return due.length;
+  }
+
+  function schedule() {
+    if (stopped) return;
+    timer = setTimeout(async () => {
+      running = runOnce().catch((error) => {
+        logger.error({ err: error }, 'notification delivery pass failed');
+        return 0;
+      });
+      await running;
+      running = undefined;
+      schedule();
+    }, options.pollIntervalMs ?? 500);
+    timer.unref();
+  }
+
+  return {
+    runOnce,
+    start() {
+      stopped = false;
+      schedule();
+    },
+    /** Stops polling and waits for the pass in flight, so no attempt is cut in half. */
+    async stop() {
+      stopped = true;
+      if (timer) clearTimeout(timer);
+      await running;
+    },
+  };
+}
+
+export type DeliveryWorker = ReturnType<typeof createDeliveryWorker>;

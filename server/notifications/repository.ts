@@ -1,0 +1,120 @@
+// SQL of the notification outbox (migration 005).
+import type { Queryable } from '../store/store.ts';
+
+export interface DeliveryRow {
+  delivery_id: string;
+  seller_id: string;
+  event: string;
+  mode: string;
+  payload: unknown;
+  status: 'pending' | 'delivered' | 'abandoned';
+  attempts: number;
+  next_attempt_at: Date;
+  created_at: Date;
+  delivered_at: Date | null;
+}
+
+export interface AttemptRow {
+  delivery_id: string;
+  attempt: number;
+  started_at: Date;
+  url: string | null;
+  status_code: number | null;
+  latency_ms: number;
+  error: string | null;
+}
+
+const jsonb = (value: unknown) => (typeof value === 'string' ? JSON.parse(value) : value);
+const delivery = (row: DeliveryRow): DeliveryRow => ({ ...row, payload: jsonb(row.payload) });
+
+export function notificationRepository(db: Queryable) {
+  return {
+    async insert(row: { deliveryId: string; sellerId: string; event: string; mode: string; payload: unknown; now: Date }) {
+      await db.query(
+        `INSERT INTO notification_deliveries (delivery_id, seller_id, event, mode, payload, next_attempt_at, created_at)
+         VALUES ($1, $2, $3, $4, $5, $6, $6)`,
+        [row.deliveryId, row.sellerId, row.event, row.mode, JSON.stringify(row.payload), row.now],
+      );
+    },
+
+    /**
+     * Leases up to `limit` due deliveries. `FOR UPDATE SKIP LOCKED` keeps concurrent workers (other
+     * instances on one PostgreSQL) off the same rows; the lease keeps them off while the HTTP call
+     * runs outside the transaction, and expires if this worker dies mid-attempt.
+     */
+    async claimDue(now: Date, leaseMs: number, limit: number): Promise<DeliveryRow[]> {
+      const { rows } = await db.query<DeliveryRow>(
+        `UPDATE notification_deliveries SET locked_until = $2
+          WHERE delivery_id IN (
+            SELECT delivery_id FROM notification_deliveries
+             WHERE status = 'pending' AND next_attempt_at <= $1 AND (locked_until IS NULL OR locked_until <= $1)
+             ORDER BY next_attempt_at, created_at
+             LIMIT $3
+             FOR UPDATE SKIP LOCKED)
+        RETURNING *`,
+        [now, new Date(now.getTime() + leaseMs), limit],
+      );
+      return rows.map(delivery);
+    },
+
+    async recordAttempt(attempt: Omit<AttemptRow, 'delivery_id'> & { deliveryId: string }) {
+      await db.query(
+        `INSERT INTO notification_attempts (delivery_id, attempt, started_at, url, status_code, latency_ms, error)
+         VALUES ($1, $2, $3, $4, $5, $6, $7)`,
+        [attempt.deliveryId, attempt.attempt, attempt.started_at, attempt.url, attempt.status_code, attempt.latency_ms, attempt.error],
+      );
+    },
+
+    async markDelivered(deliveryId: string, attempts: number, at: Date) {
+      await db.query(
+        `UPDATE notification_deliveries SET status = 'delivered', attempts = $2, delivered_at = $3, locked_until = NULL WHERE delivery_id = $1`,
+        [deliveryId, attempts, at],
+      );
+    },
+
+    async scheduleRetry(deliveryId: string, attempts: number, nextAttemptAt: Date) {
+      await db.query(
+        `UPDATE notification_deliveries SET attempts = $2, next_attempt_at = $3, locked_until = NULL WHERE delivery_id = $1`,
+        [deliveryId, attempts, nextAttemptAt],
+      );
+    },
+
+    async markAbandoned(deliveryId: string, attempts: number) {
+      await db.query(`UPDATE notification_deliveries SET status = 'abandoned', attempts = $2, locked_until = NULL WHERE delivery_id = $1`, [
+        deliveryId,
+        attempts,
+      ]);
+    },
+
+    /** Makes a delivery due now again (a sandbox redelivery), whatever its status. */
+    async redeliver(sellerId: string, deliveryId: string, now: Date): Promise<boolean> {
+      const { rowCount } = await db.query(
+        `UPDATE notification_deliveries SET status = 'pending', next_attempt_at = $3, locked_until = NULL, delivered_at = NULL
+          WHERE delivery_id = $1 AND seller_id = $2`,
+        [deliveryId, sellerId, now],
+      );
+      return rowCount === 1;
+    },
+
+    async find(sellerId: string, deliveryId: string): Promise<DeliveryRow | undefined> {
+      const { rows } = await db.query<DeliveryRow>(`SELECT * FROM notification_deliveries WHERE delivery_id = $1 AND seller_id = $2`, [
+        deliveryId,
+        sellerId,
+      ]);
+      return rows[0] && delivery(rows[0]);
+    },
+
+    async listForSeller(sellerId: string, limit = 100): Promise<DeliveryRow[]> {
+      const { rows } = await db.query<DeliveryRow>(
+        `SELECT * FROM notification_deliveries WHERE seller_id = $1 ORDER BY created_at DESC, delivery_id LIMIT $2`,
+        [sellerId, limit],
+      );
+      return rows.map(delivery);
+    },
+
+    async attemptsOf(deliveryId: string): Promise<AttemptRow[]> {
+      const { rows } = await db.query<AttemptRow>(`SELECT * FROM notification_attempts WHERE delivery_id = $1 ORDER BY attempt`, [deliveryId]);
+      return rows;
+    },
+  };
+}

@@ -1,0 +1,190 @@
+// The merchant notification outbox and its delivery worker, on every store kind: what the merchant
+// receives, the retry policy, every attempt recorded, leases that survive a crashed worker, and two
+// workers that never deliver one notification twice in one pass.
+import { createServer, type IncomingMessage, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { createLogger } from '../../server/http/logging.ts';
+import { createDeliveryWorker, type NotificationTarget } from '../../server/notifications/delivery.ts';
+import { enqueueCheckoutNotification } from '../../server/notifications/outbox.ts';
+import { notificationRepository } from '../../server/notifications/repository.ts';
+import { CONTRACT_RETRY_POLICY, delayAfterAttempt, type RetryPolicy } from '../../server/notifications/retry-policy.ts';
+import { DEMO_SELLER_ID, ensureDemoSeller } from '../../server/sandbox/demo-seller.ts';
+import type { Store } from '../../server/store/store.ts';
+import { deref, loadPlatform } from '../support/contract.ts';
+import { CapturedLogs } from './support/server.ts';
+import { STORE_KINDS } from './support/stores.ts';
+
+const doc = loadPlatform();
+const media = doc.webhooks!['checkout-notification']!.post.requestBody.content['application/json'];
+const PAYLOAD = deref(doc, media.examples.authorized_credit).value;
+const POLICY: RetryPolicy = { maxAttempts: 3, baseDelayMs: 1_000, maxDelayMs: 60_000, attemptTimeoutMs: 300 };
+
+interface Received {
+  headers: IncomingMessage['headers'];
+  body: unknown;
+}
+
+/** A merchant endpoint on 127.0.0.1 that answers the statuses it is told, in order ('hang' never answers). */
+async function merchant(answers: Array<number | 'hang'>) {
+  const received: Received[] = [];
+  const server: Server = createServer(async (req, res) => {
+    const chunks: Buffer[] = [];
+    for await (const chunk of req) chunks.push(chunk as Buffer);
+    received.push({ headers: req.headers, body: JSON.parse(Buffer.concat(chunks).toString()) });
+    const answer = answers.shift() ?? 200;
+    if (answer === 'hang') return; // never answers; the worker's timeout must end the attempt
+    res.writeHead(answer, { 'content-type': 'text/plain' }).end('ok');
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/`;
+  return { url, received, close: () => new Promise<void>((resolve) => (server.closeAllConnections(), server.close(() => resolve()))) };
+}
+
+describe('retry policy of the contract', () => {
+  it('waits 30 s before the 2nd attempt, doubling up to one hour, over at most 10 attempts', () => {
+    const delays = Array.from({ length: 9 }, (_, i) => delayAfterAttempt(CONTRACT_RETRY_POLICY, i + 1) / 1000);
+    expect(delays).toEqual([30, 60, 120, 240, 480, 960, 1920, 3600, 3600]);
+    expect(CONTRACT_RETRY_POLICY).toMatchObject({ maxAttempts: 10, attemptTimeoutMs: 10_000 });
+  });
+});
+
+for (const kind of STORE_KINDS) {
+  describe(`notification outbox on ${kind.name}`, () => {
+    let store: Store;
+    let drop: () => Promise<void>;
+    let again: () => Promise<Store>;
+    let clock: Date;
+    let target: NotificationTarget | undefined;
+    const logs = new CapturedLogs();
+    const logger = createLogger('info', logs);
+    const worker = (s: Store = store) =>
+      createDeliveryWorker({ store: s, logger, policy: POLICY, now: () => clock, resolveTarget: async () => target });
+
+    beforeAll(async () => {
+      ({ store, drop, again } = await kind.fresh());
+      await ensureDemoSeller(store, { clientId: 'demo-seller-client', clientSecret: 'demo-seller-secret' }, logger);
+    });
+    afterAll(() => drop());
+    beforeEach(async () => {
+      clock = new Date('2026-11-22T12:00:00Z');
+      await store.query('DELETE FROM notification_deliveries');
+    });
+
+    const enqueue = () => store.transaction((tx) => enqueueCheckoutNotification(tx, DEMO_SELLER_ID, PAYLOAD, clock));
+    const stored = (id: string) => notificationRepository(store).find(DEMO_SELLER_ID, id);
+    const attempts = (id: string) => notificationRepository(store).attemptsOf(id);
+
+    describe('with a merchant endpoint', () => {
+      let endpoint: Awaited<ReturnType<typeof merchant>>;
+      afterEach(() => endpoint?.close());
+
+      it('POSTs the payload with Basic credentials and ends on the first 200', async () => {
+        endpoint = await merchant([200]);
+        target = { url: endpoint.url, user: 'loja', password: 's3nh@:forte' };
+        const id = await enqueue();
+        expect(await worker().runOnce()).toBe(1);
+        expect(endpoint.received).toHaveLength(1);
+        const [call] = endpoint.received;
+        expect(call!.headers.authorization).toBe(`Basic ${Buffer.from('loja:s3nh@:forte').toString('base64')}`);
+        expect(call!.headers['content-type']).toBe('application/json');
+        expect(call!.body).toEqual(PAYLOAD);
+        expect(await stored(id)).toMatchObject({ status: 'delivered', attempts: 1, mode: 'instant' });
+        expect(await attempts(id)).toMatchObject([{ attempt: 1, status_code: 200, error: null, url: endpoint.url }]);
+        expect(await worker().runOnce()).toBe(0); // nothing left to deliver
+      });
+
+      it('retries after a non-200 answer and a timeout, on the policy schedule, with the same body', async () => {
+        endpoint = await merchant([500, 'hang', 200]);
+        target = { url: endpoint.url, user: 'loja', password: 'senha' };
+        const id = await enqueue();
+        await worker().runOnce();
+        expect(await stored(id)).toMatchObject({ status: 'pending', attempts: 1, next_attempt_at: new Date(clock.getTime() + 1_000) });
+        expect(await worker().runOnce()).toBe(0); // not due yet
+        clock = new Date(clock.getTime() + 1_000);
+        await worker().runOnce();
+        expect(await stored(id)).toMatchObject({ status: 'pending', attempts: 2, next_attempt_at: new Date(clock.getTime() + 2_000) });
+        clock = new Date(clock.getTime() + 2_000);
+        await worker().runOnce();
+        expect(await stored(id)).toMatchObject({ status: 'delivered', attempts: 3 });
+        const recorded = await attempts(id);
+        expect(recorded.map((a) => a.status_code)).toEqual([500, null, 200]);
+        expect(recorded[0]!.error).toBe('answered 500, not 200');
+        expect(recorded[1]!.error).toBe('no answer within 300 ms');
+        expect(recorded[1]!.latency_ms).toBeGreaterThanOrEqual(250);
+        expect(endpoint.received.map((r) => r.body)).toEqual([PAYLOAD, PAYLOAD, PAYLOAD]);
+      });
+
+      it('abandons the delivery after the last attempt', async () => {
+        endpoint = await merchant([503, 503, 503, 200]);
+        target = { url: endpoint.url, user: 'loja', password: 'senha' };
+        const id = await enqueue();
+        for (let i = 0; i < 5; i++) {
+          await worker().runOnce();
+          clock = new Date(clock.getTime() + 60_000);
+        }
+        expect(await stored(id)).toMatchObject({ status: 'abandoned', attempts: 3 });
+        expect(endpoint.received).toHaveLength(3);
+      });
+
+      it('makes an abandoned delivery due again on redelivery, for its seller only', async () => {
+        endpoint = await merchant([200]);
+        target = { url: endpoint.url, user: 'loja', password: 'senha' };
+        const id = await enqueue();
+        await store.query(`UPDATE notification_deliveries SET status = 'abandoned', attempts = 3 WHERE delivery_id = $1`, [id]);
+        const repo = notificationRepository(store);
+        expect(await repo.redeliver('00000000-0000-4000-8000-000000000000', id, clock)).toBe(false);
+        expect(await repo.redeliver(DEMO_SELLER_ID, id, clock)).toBe(true);
+        await worker().runOnce();
+        expect(await stored(id)).toMatchObject({ status: 'delivered', attempts: 4 });
+      });
+
+      it('takes a delivery back from a worker that died mid-attempt, once its lease expires', async () => {
+        endpoint = await merchant([200]);
+        target = { url: endpoint.url, user: 'loja', password: 'senha' };
+        const id = await enqueue();
+        await notificationRepository(store).claimDue(clock, 10_000, 10); // leased by a worker that then dies
+        expect(await worker().runOnce()).toBe(0);
+        clock = new Date(clock.getTime() + 10_001);
+        expect(await worker().runOnce()).toBe(1);
+        expect(await stored(id)).toMatchObject({ status: 'delivered', attempts: 1 });
+      });
+
+      it('delivers each due notification once when two workers (instances) run at the same time', async () => {
+        endpoint = await merchant(Array(20).fill(200));
+        target = { url: endpoint.url, user: 'loja', password: 'senha' };
+        for (let i = 0; i < 10; i++) await enqueue();
+        const other = await again();
+        const counts = await Promise.all([worker().runOnce(), worker(other).runOnce()]);
+        expect(counts[0]! + counts[1]!).toBe(10);
+        expect(endpoint.received).toHaveLength(10);
+        const { rows } = await store.query<{ n: number }>(`SELECT count(*)::int AS n FROM notification_attempts`);
+        expect(rows[0]!.n).toBe(10);
+      });
+    });
+
+    it('records a failed attempt and retries when the seller has no notification URL', async () => {
+      target = undefined;
+      const id = await enqueue();
+      await worker().runOnce();
+      expect(await stored(id)).toMatchObject({ status: 'pending', attempts: 1 });
+      expect(await attempts(id)).toMatchObject([{ attempt: 1, status_code: null, url: null, error: 'no notification URL is configured for the seller' }]);
+    });
+
+    it('refuses a payload that breaks the contract, and stores nothing', async () => {
+      const broken = { ...PAYLOAD, mode: 'teleport' };
+      await expect(store.transaction((tx) => enqueueCheckoutNotification(tx, DEMO_SELLER_ID, broken, clock))).rejects.toThrow(/mode/);
+      expect(await notificationRepository(store).listForSeller(DEMO_SELLER_ID)).toEqual([]);
+    });
+
+    it('stores nothing when the transaction of the payment result rolls back', async () => {
+      await expect(
+        store.transaction(async (tx) => {
+          await enqueueCheckoutNotification(tx, DEMO_SELLER_ID, PAYLOAD, clock);
+          throw new Error('the payment result could not be recorded');
+        }),
+      ).rejects.toThrow();
+      expect(await notificationRepository(store).listForSeller(DEMO_SELLER_ID)).toEqual([]);
+    });
+  });
+}
