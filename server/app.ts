@@ -12,6 +12,11 @@ import { requireAccessToken } from './http/auth.ts';
 import { ApiError, ContractViolation, errorHandler } from './http/errors.ts';
 import { httpLogging } from './http/logging.ts';
 import type { Store } from './store/store.ts';
+import { paymentLinkRoutes } from './payment-link/routes.ts';
+import { PRODUCT_IMAGE_MAX_BYTES } from './payment-link/service.ts';
+import { sandboxSellerAndLinkRoutes } from './sandbox/sellers-and-links.ts';
+import { webCheckoutRoutes } from './web-checkout/routes.ts';
+import { RECURRENCE_AREAS } from './subscription/areas.ts';
 
 export interface AppDeps {
   store: Store;
@@ -28,7 +33,12 @@ export interface AreaDeps extends AppDeps {
 export type AreaRoutes = (deps: AreaDeps) => Router | Promise<Router>;
 
 /** Each area adds one line: its `server/<area>/routes.ts` export. Authentication comes first, below. */
-const AREAS: AreaRoutes[] = [];
+const AREAS: AreaRoutes[] = [
+  paymentLinkRoutes,
+  sandboxSellerAndLinkRoutes,
+  webCheckoutRoutes,
+  ...RECURRENCE_AREAS, // subscription, plan, subscription webhook, sandbox plans
+];
 
 /**
  * Reference-only routes the server answers whatever bundle it enforces. A bundle without the
@@ -41,7 +51,7 @@ function loadApiSpec(file: string): { paths?: Record<string, unknown> } {
   return parse(readFileSync(file, 'utf8'));
 }
 
-/** `extraAreas` are mounted after the platform's areas (tests use it for operations of their own). */
+/** `extraAreas` are mounted before the platform's areas, so that tests' own operations win over real ones. */
 export async function createApp(deps: AppDeps, extraAreas: AreaRoutes[] = []): Promise<Express> {
   const { config, logger, store } = deps;
   const apiSpec = loadApiSpec(config.apiSpec);
@@ -78,11 +88,14 @@ export async function createApp(deps: AppDeps, extraAreas: AreaRoutes[] = []): P
       validateSecurity: false, // bearer tokens are checked by requireAccessToken, per operation
       ignoreUndocumented: false, // a path outside the contract is a 404 in its area's shape
       ignorePaths: (path: string) => undocumented.includes(path),
+      // multipart/form-data (the product image upload) is parsed by the validator's multer, in memory.
+      // One byte over the image limit is read, so that the upload's own check answers image_too_large.
+      fileUploader: { limits: { fileSize: PRODUCT_IMAGE_MAX_BYTES + 1 } },
     }),
   );
 
   app.use(authentication.routes);
-  for (const routes of [...AREAS, ...extraAreas]) app.use(await routes(areaDeps));
+  for (const routes of [...extraAreas, ...AREAS]) app.use(await routes(areaDeps));
 
   app.use((req, _res, next) => {
     const documented = 'openapi' in req && req.openapi !== undefined;

@@ -19,6 +19,10 @@ export interface Config {
   docsFile: string;
   /** Largest JSON or form body accepted (body-parser syntax). */
   bodyLimit: string;
+  /** Where customers reach this server's pages (the hosted checkout's `redirect_url`), no trailing slash. */
+  publicBaseUrl: string;
+  /** Whether notification URLs may point at loopback or private addresses (true for a local sandbox). */
+  allowPrivateNotificationUrls: boolean;
 }
 
 const PACKAGE_ROOT = new URL('..', import.meta.url).pathname;
@@ -29,6 +33,14 @@ function port(value: string | undefined): number {
   const n = Number(value ?? 8080);
   if (!Number.isInteger(n) || n < 0 || n > 65_535) throw new Error(`PORT must be a port number, not ${value}`);
   return n;
+}
+
+/** `true`/`false` (any case, or 1/0); absent or empty means the default. */
+function flag(name: string, value: string | undefined, fallback: boolean): boolean {
+  if (value === undefined || value === '') return fallback;
+  if (/^(true|1)$/i.test(value)) return true;
+  if (/^(false|0)$/i.test(value)) return false;
+  throw new Error(`${name} must be true or false, not ${value}`);
 }
 
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
@@ -49,5 +61,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     apiSpec: fromPackage(env.API_SPEC || 'generated/platform.openapi.yaml'),
     docsFile: fromPackage(env.DOCS_FILE || 'dist/docs/index.html'),
     bodyLimit: '1mb',
+    publicBaseUrl: (env.PUBLIC_BASE_URL || `http://localhost:${port(env.PORT)}`).replace(/\/+$/, ''),
+    // The local sandbox's merchants often listen on localhost; a shared sandbox should set false.
+    allowPrivateNotificationUrls: flag('SANDBOX_ALLOW_PRIVATE_NOTIFICATION_URLS', env.SANDBOX_ALLOW_PRIVATE_NOTIFICATION_URLS, true),
   };
 }

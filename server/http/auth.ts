@@ -44,7 +44,8 @@ export function requireAccessToken(verify: VerifyAccessToken): RequestHandler {
 }
 
 /** The claims of a request that went through `requireAccessToken` (a route without it is a bug). */
-export function accessTokenOf(req: Request): AccessTokenClaims {
+// Structural, so that handlers typed by the contract (numeric path params, typed query) can call it.
+export function accessTokenOf(req: Pick<Request, 'accessToken' | 'method' | 'path'>): AccessTokenClaims {
   if (!req.accessToken) throw new Error(`${req.method} ${req.path} reads the access token without requireAccessToken`);
   return req.accessToken;
 }

@@ -25,6 +25,8 @@ export class ApiError extends Error {
     message: string,
     readonly problems: Problem[] = [],
     readonly headers: Record<string, string> = {},
+    /** Extra members of the error body, for areas whose shape has them (recurrence: seller_id, combined_id, ...). */
+    readonly fields: Record<string, unknown> = {},
   ) {
     super(message);
     this.name = 'ApiError';
@@ -170,9 +172,16 @@ function tokenBasicCredentialsError(e: ApiError): RenderedError {
 }
 
 /** Payment link (and sandbox): `{error_code, message, status_code, details?}`, details on every 400. */
-function paymentLinkError(e: ApiError): RenderedError {
+const IMAGE_UPLOAD = '/dpy/payment-link/v1/payment-links/products/images';
+
+function paymentLinkError(e: ApiError, request: { method: string; path: string }): RenderedError {
+  // The upload's size limit is enforced by the validator's multer (app.ts): its 413 is image_too_large.
+  if (e.status === 413 && e.code === undefined && request.method === 'POST' && request.path === IMAGE_UPLOAD) {
+    e = new ApiError(413, 'image_too_large', 'The image must not exceed 5 MiB (5242880 bytes)', [], e.headers);
+  }
   const body: Record<string, unknown> = { error_code: e.code ?? statusCode(e.status), message: e.message, status_code: e.status };
-  if (e.status === 400) {
+  // The sandbox's 422 (a rule the schema cannot carry) names its fields too, when it has them.
+  if (e.status === 400 || (e.status === 422 && e.problems.length)) {
     body.details = e.problems.map((p) => ({ message: describe(p), path: [p.location, dotted(p.pointer)].filter(Boolean).join('.') }));
   }
   return { status: e.status, headers: e.headers, json: body };
@@ -189,6 +198,17 @@ const WEB_CHECKOUT_CODES: Record<number, string> = {
   429: 'too_many_requests',
 };
 const PAYMENT_INTENT = '/dpy/web-checkout/v1/payment-intent';
+/** A body that is not an object, or no body at all: something is missing, not a broken field. */
+const isNotAnObject = (p: Problem) => p.location === 'body' && p.pointer === '' && (p.keyword === undefined || p.keyword === 'type');
+/**
+ * The web checkout contract's `not` rules in words (the validator only says "must NOT be valid"),
+ * by the pointer of the refused object: present fields that break a rule, so 422.
+ */
+const WEB_CHECKOUT_NOT_RULES: Record<string, Omit<Problem, 'keyword'>> = {
+  '': { location: 'body', pointer: '', message: 'payment and product must be omitted when configurations.card_verification is true' },
+  '/configurations': { location: 'body', pointer: '/configurations', message: 'card_verification and preauthorization cannot both be true' },
+};
+const explainNot = (p: Problem): Problem => (p.keyword === 'not' && p.location === 'body' && WEB_CHECKOUT_NOT_RULES[p.pointer]) || p;
 
 /**
  * Web checkout: `{code?, message, details}`. A validator refusal is a 400 `invalid_request` when
@@ -199,14 +219,19 @@ function webCheckoutError(e: ApiError, request: { method: string; path: string }
   if (e.status === 401 && request.method === 'POST' && request.path === PAYMENT_INTENT) {
     return { status: 401, headers: e.headers, text: 'Unauthorized' }; // seed quirk: a plain string
   }
-  const details = e.problems.map((p) => {
+  // Contract: an absent body (or one that is not JSON) is a 400; the validator's 415 says the same.
+  if (e.status === 415 && e.code === undefined) {
+    const problem: Problem = { location: 'body', pointer: '', message: 'The request body must be a JSON object (Content-Type: application/json)' };
+    e = new ApiError(400, 'invalid_request', problem.message, [problem], e.headers);
+  }
+  const details = e.problems.map(explainNot).map((p) => {
     const field = [p.location === 'body' ? undefined : p.location, dotted(p.pointer)].filter(Boolean).join('.');
     return field ? { field, message: describe(p) } : { message: describe(p) };
   });
   if (e.status >= 500) return { status: e.status, headers: e.headers, json: { message: e.message, details: [] } };
   let { status, code, message } = e;
   if (status === 400 && code === undefined && e.problems.length) {
-    const missing = e.problems.some((p) => (p.keyword && WEB_CHECKOUT_MISSING.has(p.keyword)) || (p.location === 'body' && p.pointer === ''));
+    const missing = e.problems.some((p) => (p.keyword && WEB_CHECKOUT_MISSING.has(p.keyword)) || isNotAnObject(p));
     if (!missing) [status, code, message] = [422, 'validation_error', 'One or more fields failed validation'];
   }
   return { status, headers: e.headers, json: { code: code ?? WEB_CHECKOUT_CODES[status] ?? 'invalid_request', message, details } };
@@ -220,7 +245,7 @@ const RECURRENCE_MODULES = { subscription: 'be-subscription', plan: 'be-plan', '
  */
 function recurrenceError(e: ApiError, area: keyof typeof RECURRENCE_MODULES): RenderedError {
   const message = e.status === 401 ? statusMessage(401) : e.message;
-  const body: Record<string, unknown> = { message, name: RECURRENCE_MODULES[area], status_code: e.status };
+  const body: Record<string, unknown> = { message, name: RECURRENCE_MODULES[area], status_code: e.status, ...e.fields };
   if (e.status === 400 && e.problems.length) {
     body.details = e.problems.map((p) => ({
       error_code: p.keyword === 'required' ? 'required_field' : p.keyword === 'enum' || p.keyword === 'const' ? 'unknown_value' : 'invalid_field',
@@ -249,7 +274,7 @@ export function renderError(error: unknown, request: { method: string; path: str
     case 'payment-link':
     case 'sandbox':
     case 'outside': // package decision: paths outside every area answer in the payment link shape
-      return paymentLinkError(e);
+      return paymentLinkError(e, request);
   }
 }
 

@@ -4,6 +4,8 @@ import type { Logger } from 'pino';
 import { authenticationRepository } from '../authentication/repository.ts';
 import { hashClientSecret, verifyClientSecret } from '../authentication/secrets.ts';
 import type { Store } from '../store/store.ts';
+import type { PaymentMethods } from '../payment-link/payment-methods.ts';
+import { paymentLinkRepository } from '../payment-link/repository.ts';
 
 /** Fixed, so that docs and examples can name it (it is the seller of the contract's token example). */
 export const DEMO_SELLER_ID = '3fa85f64-5717-4562-b3fc-2c963f66afa6';
@@ -52,6 +54,15 @@ export const DEMO_SELLER = {
   },
 };
 
+/** The demo seller's payment link defaults: its own payments and currency, no expiration or limit. */
+export const DEMO_BUSINESS_CONFIGURATION = {
+  expiration: null,
+  maxOrders: null,
+  requestDeliveryAddress: false,
+  payment: DEMO_SELLER.payments as PaymentMethods, // brand names are the contract's CardBrand values
+  currency: 'BRL',
+};
+
 /** Creates the demo seller and its client when absent; never changes an existing one. */
 export async function ensureDemoSeller(store: Store, client: { clientId: string; clientSecret: string }, logger: Logger): Promise<void> {
   const secretHash = await hashClientSecret(client.clientSecret);
@@ -63,6 +74,8 @@ export async function ensureDemoSeller(store: Store, client: { clientId: string;
       [s.seller_id, s.merchant_id, s.seller_code, s.trade_name, s.email, s.country, s.currencies, JSON.stringify(s.services), JSON.stringify(s.payments), s.tenant],
     );
     await authenticationRepository(tx).insertApiClient({ clientId: client.clientId, sellerId: s.seller_id, secretHash });
+    // Its saved link defaults (GET /payment-links/business-configurations): its payments, in BRL.
+    await paymentLinkRepository(tx).insertBusinessConfiguration(s.seller_id, DEMO_BUSINESS_CONFIGURATION);
   });
   // An existing client keeps its secret; say so when the configured one would not work.
   const existing = await authenticationRepository(store).findApiClient(client.clientId);

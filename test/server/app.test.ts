@@ -163,7 +163,7 @@ describe('routes outside the contract', () => {
   });
 
   it('answers a documented operation no router implements with 501', async () => {
-    const res = await sandbox.http.get('/dpy/payment-link/v1/payment-links').set(bearer(token));
+    const res = await sandbox.http.get('/dpy/payment-link/v1/not-implemented').set(bearer(token));
     expect(res.status).toBe(501);
     expect(res.body).toMatchObject({ error_code: 'not_implemented', status_code: 501 });
   });

@@ -29,10 +29,4 @@ describe.skipIf(!existsSync(PLATFORM_BUNDLE))('on generated/platform.openapi.yam
     expect(res.status).toBe(200);
     expect(res.body.keys[0]).toMatchObject({ kty: 'EC', crv: 'P-256', alg: 'ES256', use: 'sig' });
   });
-
-  it('answers an operation of an area not implemented yet with 501 in its shape', async () => {
-    const res = await sandbox.http.get('/rpy/be-subscription/v1/subscriptions/4b6f4e7a-2c1d-4b8e-9f3a-5d6c7e8f9a0b');
-    expect(res.status).toBe(501);
-    expect(res.body).toMatchObject({ name: 'be-subscription', status_code: 501 });
-  });
 });

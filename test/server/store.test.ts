@@ -1,11 +1,10 @@
 // The store behind one interface: PGlite (memory, data directory) and, when DATABASE_URL is set,
 // a PostgreSQL server. The same suite runs against each.
-import { randomUUID } from 'node:crypto';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createLocalJWKSet, jwtVerify } from 'jose';
-import { afterAll, beforeEach, describe, expect, it } from 'vitest';
+import { beforeEach, describe, expect, it } from 'vitest';
 import { loadSigningKeys } from '../../server/authentication/keys.ts';
 import { authenticationRepository } from '../../server/authentication/repository.ts';
 import { createLogger } from '../../server/http/logging.ts';
@@ -13,6 +12,7 @@ import { DEMO_SELLER, DEMO_SELLER_ID, ensureDemoSeller } from '../../server/sand
 import { listMigrations, migrate } from '../../server/store/migrate.ts';
 import { openStore, type Store } from '../../server/store/store.ts';
 import { DEMO, ISSUER, startTestServer, tokenForm } from './support/server.ts';
+import { DATABASE_URL, freshPostgresSchema } from './support/stores.ts';
 
 const silent = createLogger('silent');
 
@@ -135,28 +135,8 @@ async function freshPglite(): Promise<Opener> {
 }
 storeSuite('PGlite store (in memory)', freshPglite);
 
-const DATABASE_URL = process.env.DATABASE_URL;
-const schemas: string[] = [];
-
-/** A new schema on the server; each store opened on it is a Pool of its own (another instance). */
-async function freshPostgresSchema(): Promise<Opener> {
-  const schema = `store_test_${randomUUID().replace(/-/g, '')}`;
-  schemas.push(schema);
-  const admin = await openStore({ databaseUrl: DATABASE_URL });
-  await admin.exec(`CREATE SCHEMA ${schema}`);
-  await admin.close();
-  const url = new URL(DATABASE_URL!);
-  url.searchParams.set('options', `-c search_path=${schema}`);
-  return () => openStore({ databaseUrl: url.toString() });
-}
-
 if (DATABASE_URL) {
   storeSuite('PostgreSQL store (DATABASE_URL)', freshPostgresSchema);
-  afterAll(async () => {
-    const admin = await openStore({ databaseUrl: DATABASE_URL });
-    for (const schema of schemas) await admin.exec(`DROP SCHEMA IF EXISTS ${schema} CASCADE`);
-    await admin.close();
-  });
 } else {
   describe.skip('PostgreSQL store: skipped because DATABASE_URL is not set (set it to run the store suite against a server)', () => {
     it('runs the store suite against PostgreSQL', () => {});

@@ -1,51 +1,62 @@
-// Fresh, migrated stores for suites that run on every store kind: in-memory PGlite always, and a
-// PostgreSQL server (a schema of its own per store) when DATABASE_URL is set.
+// The stores every server suite runs on: in-memory PGlite always, and a PostgreSQL server when
+// DATABASE_URL is set, each store on a schema of its own (dropped after the test file), so suites
+// running at once never see each other's rows.
 import { randomUUID } from 'node:crypto';
+import { afterAll } from 'vitest';
 import { migrate } from '../../../server/store/migrate.ts';
 import { openStore, type Store } from '../../../server/store/store.ts';
 
+export const DATABASE_URL = process.env.DATABASE_URL;
+
+/** The store kinds under test: PGlite, plus PostgreSQL when DATABASE_URL is set. */
+export const STORES: Array<'pglite' | 'postgres'> = DATABASE_URL ? ['pglite', 'postgres'] : ['pglite'];
+
+const schemas: string[] = [];
+if (DATABASE_URL) {
+  afterAll(async () => {
+    if (!schemas.length) return;
+    const admin = await openStore({ databaseUrl: DATABASE_URL });
+    for (const schema of schemas.splice(0)) await admin.exec(`DROP SCHEMA IF EXISTS ${schema} CASCADE`);
+    await admin.close();
+  });
+}
+
+/** A new empty schema on the PostgreSQL server, and a way to open stores on it (each another instance). */
+export async function freshPostgresSchema(): Promise<() => Promise<Store>> {
+  const schema = `t_${randomUUID().replace(/-/g, '')}`;
+  schemas.push(schema);
+  const admin = await openStore({ databaseUrl: DATABASE_URL });
+  await admin.exec(`CREATE SCHEMA ${schema}`);
+  await admin.close();
+  const url = new URL(DATABASE_URL!);
+  url.searchParams.set('options', `-c search_path=${schema}`);
+  return () => openStore({ databaseUrl: url.toString() });
+}
+
+/** A store of the given kind on a new database; undefined for PGlite lets the test server open one in memory. */
+export async function freshStore(kind: 'pglite' | 'postgres'): Promise<Store | undefined> {
+  return kind === 'postgres' ? (await freshPostgresSchema())() : undefined;
+}
+
 export interface StoreKind {
   name: string;
-  /** A new empty database, migrated; `again()` opens a second store on the same database (another instance). */
+  /** A new database, migrated; `again()` opens a second store on it (another instance). */
   fresh(): Promise<{ store: Store; again: () => Promise<Store>; drop: () => Promise<void> }>;
 }
 
-const pglite: StoreKind = {
-  name: 'PGlite',
+/** The same kinds, opened and migrated, for suites that use a store without a server. */
+export const STORE_KINDS: StoreKind[] = STORES.map((kind) => ({
+  name: kind === 'postgres' ? 'PostgreSQL' : 'PGlite',
   async fresh() {
-    const store = await openStore({});
-    await migrate(store);
-    return { store, again: async () => store, drop: () => store.close() };
-  },
-};
-
-const postgres = (databaseUrl: string): StoreKind => ({
-  name: 'PostgreSQL',
-  async fresh() {
-    const schema = `t_${randomUUID().replace(/-/g, '')}`;
-    const admin = await openStore({ databaseUrl });
-    await admin.exec(`CREATE SCHEMA ${schema}`);
-    const url = new URL(databaseUrl);
-    url.searchParams.set('options', `-c search_path=${schema}`);
-    const opened: Store[] = [];
-    const open = async () => {
-      const s = await openStore({ databaseUrl: url.toString() });
-      opened.push(s);
-      return s;
+    const open = kind === 'postgres' ? await freshPostgresSchema() : () => openStore({});
+    const opened: Store[] = [await open()];
+    await migrate(opened[0]!);
+    const again = async () => {
+      if (kind === 'pglite') return opened[0]!; // PGlite in memory is one process's database
+      const store = await open();
+      opened.push(store);
+      return store;
     };
-    const store = await open();
-    await migrate(store);
-    return {
-      store,
-      again: open,
-      drop: async () => {
-        for (const s of opened) await s.close();
-        await admin.exec(`DROP SCHEMA IF EXISTS ${schema} CASCADE`);
-        await admin.close();
-      },
-    };
+    return { store: opened[0]!, again, drop: async () => void (await Promise.all(opened.map((s) => s.close()))) };
   },
-});
-
-/** PGlite, plus PostgreSQL when DATABASE_URL is set. */
-export const STORE_KINDS: StoreKind[] = process.env.DATABASE_URL ? [pglite, postgres(process.env.DATABASE_URL)] : [pglite];
+}));

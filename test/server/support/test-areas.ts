@@ -51,7 +51,7 @@ const TEST_PATHS = {
     get: { security: oauth2, responses: { 200: json({ type: 'object', properties: { currency: str } }), 401: json(PaymentLinkError) } },
   },
   // Documented but not implemented by any router.
-  '/dpy/payment-link/v1/payment-links': { get: { security: oauth2, responses: { 200: json({ type: 'array' }) } } },
+  '/dpy/payment-link/v1/not-implemented': { get: { security: oauth2, responses: { 200: json({ type: 'array' }) } } },
   '/dpy/web-checkout/v1/payment-intent': {
     post: {
       security: oauth2,

@@ -1,0 +1,20 @@
+// Errors of the recurrence areas (subscription, plan, subscription webhook): the fixed message of
+// `RecurrenceError`, plus the ids the body carries (rendered by server/http/errors.ts).
+import type { components } from '../http/contract.ts';
+import { ApiError } from '../http/errors.ts';
+
+export type RecurrenceErrorPayment = components['schemas']['RecurrenceErrorPayment'];
+
+export interface RecurrenceErrorFields {
+  /** The token's seller. */
+  seller_id?: string;
+  /** The subscription (or, for plan errors, the plan) the error is about. */
+  combined_id?: string;
+  order_id?: string;
+  payments?: RecurrenceErrorPayment[];
+}
+
+export function recurrenceError(status: number, message: string, fields: RecurrenceErrorFields = {}): ApiError {
+  const present = Object.fromEntries(Object.entries(fields).filter(([, v]) => v !== undefined));
+  return new ApiError(status, undefined, message, [], {}, present);
+}

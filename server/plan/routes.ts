@@ -1,0 +1,19 @@
+// Plan API (HTTP ↔ domain): activate or deactivate a plan of the token's seller.
+import type { AreaRoutes } from '../app.ts';
+import { accessTokenOf } from '../http/auth.ts';
+import { typedRouter } from '../http/typed-router.ts';
+import { presentPlan, updatePlanStatus } from './service.ts';
+
+export const planRoutes: AreaRoutes = ({ store, requireAccessToken }) => {
+  const api = typedRouter();
+  api.patch('/rpy/be-plan/v1/plans/{plan_id}/status/{status}', requireAccessToken, async (req, res) => {
+    const plan = await updatePlanStatus(store, {
+      token: accessTokenOf(req),
+      planId: req.params.plan_id,
+      status: req.params.status,
+      username: req.get('username'),
+    });
+    res.status(200).json(presentPlan(plan));
+  });
+  return api.router;
+};

@@ -1,0 +1,82 @@
+// The rules of sandbox link creation (createSandboxPaymentLink): an ACTIVE link with a new short id,
+// omitted fields from the seller's business configuration, images of that seller only.
+import { randomUUID } from 'node:crypto';
+import type { components } from '../../http/contract.ts';
+import { ApiError } from '../../http/errors.ts';
+import type { PaymentMethods } from '../../payment-link/payment-methods.ts';
+import { paymentLinkRepository, type PaymentLinkRow } from '../../payment-link/repository.ts';
+import { foldCase, newShortId } from '../../payment-link/service.ts';
+import type { Store } from '../../store/store.ts';
+import { checkCountryMethods, checkSellerCurrency, validationError } from '../sellers/service.ts';
+
+type SandboxPaymentLinkCreate = components['schemas']['SandboxPaymentLinkCreate'];
+
+/** Draws of a short id before giving up: a collision among 62^8 ids is rare, three in a row a bug. */
+const SHORT_ID_ATTEMPTS = 5;
+
+/** `unique` sells once: max_orders 1; another explicit value is refused. */
+export function maxOrdersOf(input: Pick<SandboxPaymentLinkCreate, 'type' | 'max_orders'>, fallback: number | null): number | null {
+  if (input.type !== 'unique') return input.max_orders ?? fallback;
+  if (input.max_orders !== undefined && input.max_orders !== 1) {
+    throw validationError([{ location: 'body', pointer: '/max_orders', message: 'a unique link has max_orders 1' }]);
+  }
+  return 1;
+}
+
+/** A link is created ACTIVE, so its expiration must be in the future (PaymentLink.status). */
+export function checkExpirationAhead(expiration: Date | null, now: Date): void {
+  if (expiration && expiration.getTime() <= now.getTime()) {
+    throw validationError([{ location: 'body', pointer: '/expiration', message: 'expiration must be in the future' }]);
+  }
+}
+
+export async function createSandboxPaymentLink(
+  store: Store,
+  input: SandboxPaymentLinkCreate,
+  options: { now?: Date; shortId?: () => string } = {},
+): Promise<PaymentLinkRow> {
+  const repository = paymentLinkRepository(store);
+  const now = options.now ?? new Date();
+  const seller = await repository.findSeller(input.seller_id);
+  if (!seller) throw new ApiError(404, 'seller_not_found', 'Seller not found');
+  const defaults = await repository.findBusinessConfiguration(seller.sellerId);
+
+  const payment = (input.payment as PaymentMethods | undefined) ?? defaults?.payment ?? seller.payments;
+  checkCountryMethods(seller.country, payment, '/payment');
+  const currency = input.currency ?? defaults?.currency ?? seller.currencies[0]!;
+  checkSellerCurrency(seller.currencies, currency, '/currency');
+  const expiration = input.expiration ? new Date(input.expiration) : (defaults?.expiration ?? null);
+  checkExpirationAhead(expiration, now);
+
+  const imageIds = input.products.flatMap((p) => (p.image_id ? [p.image_id] : []));
+  const owned = await repository.sellerImageIds(seller.sellerId, imageIds);
+  const foreign = input.products.flatMap((p, i) => (p.image_id && !owned.has(p.image_id) ? [i] : []));
+  if (foreign.length) {
+    throw validationError(foreign.map((i) => ({ location: 'body', pointer: `/products/${i}/image_id`, message: `products.${i}.image_id is not an image uploaded by this seller` })));
+  }
+
+  const link = {
+    linkId: randomUUID(),
+    sellerId: seller.sellerId,
+    label: input.label,
+    expiration,
+    maxOrders: maxOrdersOf(input, defaults?.maxOrders ?? null),
+    type: input.type,
+    requestDeliveryAddress: input.request_delivery_address ?? defaults?.requestDeliveryAddress ?? false,
+    shippingAmount: input.shipping_amount ?? 0,
+    products: input.products,
+    payment,
+    currency,
+    labelFolded: foldCase(input.label),
+    productTitlesFolded: input.products.map((p) => foldCase(p.title)),
+    createdAt: now,
+  };
+  for (let attempt = 0; attempt < SHORT_ID_ATTEMPTS; attempt++) {
+    const shortId = (options.shortId ?? newShortId)();
+    if (await repository.insertPaymentLink({ ...link, shortId })) {
+      const created = await repository.findPaymentLink(seller.sellerId, link.linkId, now);
+      if (created) return created;
+    }
+  }
+  throw new Error(`No free short id after ${SHORT_ID_ATTEMPTS} attempts`);
+}

@@ -1,0 +1,20 @@
+// Subscription webhook API (HTTP ↔ domain): apply a payment event.
+import type { AreaRoutes } from '../app.ts';
+import { accessTokenOf } from '../http/auth.ts';
+import { typedRouter } from '../http/typed-router.ts';
+import { applySubscriptionEvent, type SubscriptionEventResult } from './service.ts';
+
+export const subscriptionWebhookRoutes: AreaRoutes = ({ store, requireAccessToken }) => {
+  const api = typedRouter();
+  api.patch('/dpm/webhooks/v1/subscriptions/{event_name}/events/{event_id}', requireAccessToken, async (req, res) => {
+    const answer = await applySubscriptionEvent(store, {
+      token: accessTokenOf(req),
+      eventName: req.params.event_name,
+      eventId: req.params.event_id,
+      body: req.body,
+    });
+    // Parsed back from the stored text, so that a replay serialises to the same bytes.
+    res.status(200).json(JSON.parse(answer) as SubscriptionEventResult);
+  });
+  return api.router;
+};

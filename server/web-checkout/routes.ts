@@ -1,0 +1,21 @@
+// HTTP ↔ domain for the web checkout: the seller always comes from the access token, never the body.
+import type { AreaRoutes } from '../app.ts';
+import { accessTokenOf } from '../http/auth.ts';
+import { typedRouter } from '../http/typed-router.ts';
+import { webCheckoutRepository } from './repository.ts';
+import { paymentIntentService } from './service.ts';
+import { technicalConfigurationService } from './technical-configuration.ts';
+
+export const webCheckoutRoutes: AreaRoutes = ({ store, config, requireAccessToken }) => {
+  const paymentIntents = paymentIntentService(webCheckoutRepository(store), { publicBaseUrl: config.publicBaseUrl });
+  const technicalConfigurations = technicalConfigurationService(store, { allowPrivateNotificationUrls: config.allowPrivateNotificationUrls });
+
+  return typedRouter()
+    .post('/dpy/web-checkout/v1/payment-intent', requireAccessToken, async (req, res) => {
+      const intent = await paymentIntents.createPaymentIntent(accessTokenOf(req).sellerId, req.body);
+      res.status(201).json(intent);
+    })
+    .patch('/dpy/web-checkout/v1/technical-configurations', requireAccessToken, async (req, res) => {
+      res.json(await technicalConfigurations.updateTechnicalConfiguration(accessTokenOf(req).sellerId, req.body));
+    }).router;
+};

@@ -1,0 +1,233 @@
+// PATCH /dpy/web-checkout/v1/technical-configurations through the whole server: the merge, the
+// defaults, the write-only password (stored for the webhook, never answered or logged), the URL
+// rules, every status, and two sellers each with their own configuration, on every store under test.
+import { SignJWT } from 'jose';
+import type { Response } from 'supertest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { loadSigningKeys } from '../../server/authentication/keys.ts';
+import { authenticationRepository } from '../../server/authentication/repository.ts';
+import { webCheckoutRepository } from '../../server/web-checkout/repository.ts';
+import { PLATFORM_BUNDLE } from '../support/contract.ts';
+import { expectNoStackTrace, GATEWAY_SCOPE, ISSUER, startTestServer, type TestServer } from './support/server.ts';
+import { insertTestSeller, storesUnderTest, tokenOf, type TestSeller } from './support/web-checkout.ts';
+
+const PATH = '/dpy/web-checkout/v1/technical-configurations';
+const DEFAULT_LAYOUT = { color: { primary: '#0B3B8C', accent: '#F5A623' }, type_face: 'Platform Micro Text' };
+const NOTIFICATION = { url: 'https://api.lojaaurora.com.br/webhooks/checkout', user_credentials: { user: 'aurora-webhook', password: 's3nh4-F0rte-2026' } };
+
+function expectError(res: Response, status: number, body: unknown) {
+  expect({ status: res.status, body: res.body }).toEqual({ status, body });
+  expect(res.headers['content-type']).toMatch(/^application\/json/);
+  expectNoStackTrace(res.body);
+}
+const validationError = (details: Array<{ field?: string; message: string }>) => ({ code: 'validation_error', message: 'One or more fields failed validation', details });
+
+describe.each(storesUnderTest())('updateTechnicalConfiguration on $name', ({ open }) => {
+  let server: TestServer;
+  let strictServer: TestServer;
+  const sellers: Record<string, TestSeller> = {};
+  const tokens: Record<string, string> = {};
+
+  beforeAll(async () => {
+    server = await startTestServer({ store: await open(), config: { apiSpec: PLATFORM_BUNDLE } });
+    // A second instance on the same database, for a shared sandbox that refuses private addresses.
+    strictServer = await startTestServer({ store: server.store, config: { apiSpec: PLATFORM_BUNDLE, allowPrivateNotificationUrls: false } });
+    const options = { first: {}, second: { country: 'MX', currencies: ['MXN'] }, checkoutOff: { services: { checkout: false } }, fresh: {}, strict: {} };
+    for (const [name, o] of Object.entries(options)) {
+      sellers[name] = await insertTestSeller(server.store, o);
+      tokens[name] = await tokenOf(server, sellers[name]!);
+    }
+  });
+  afterAll(async () => {
+    await strictServer?.close({ keepStore: true });
+    await server?.close();
+  });
+
+  const patch = (who: string, body: unknown, on: TestServer = server) => on.http.patch(PATH).set('Authorization', `Bearer ${tokens[who]}`).send(body as object);
+  const storedOf = (who: string) => webCheckoutRepository(server.store).findTechnicalConfiguration(sellers[who]!.sellerId);
+
+  describe('200 and the merge', () => {
+    it('starts from the defaults: changing only the colours keeps the type face', async () => {
+      expect(await storedOf('first')).toBeUndefined();
+      const res = await patch('first', { layout_customization: { color: { primary: '#1D4ED8', accent: '#F59E0B' } } });
+      expect(res.status).toBe(200);
+      expect(res.headers['content-type']).toMatch(/^application\/json/);
+      expect(res.body).toEqual({ layout_customization: { color: { primary: '#1D4ED8', accent: '#F59E0B' }, type_face: 'Platform Micro Text' } });
+      expect(await storedOf('first')).toMatchObject({ primaryColor: '#1D4ED8', accentColor: '#F59E0B', typeFace: 'Platform Micro Text', notificationUrl: null });
+    });
+
+    it('merges each later update property by property and answers the whole configuration', async () => {
+      expect((await patch('first', { layout_customization: { color: { accent: '#112233' } } })).body.layout_customization).toEqual({
+        color: { primary: '#1D4ED8', accent: '#112233' },
+        type_face: 'Platform Micro Text',
+      });
+      expect((await patch('first', { layout_customization: { type_face: 'Montserrat' }, success_url: 'https://shop.example/ok' })).body).toEqual({
+        layout_customization: { color: { primary: '#1D4ED8', accent: '#112233' }, type_face: 'Montserrat' },
+        success_url: 'https://shop.example/ok',
+      });
+      const res = await patch('first', { error_url: 'https://shop.example/error', brand_new_property: { a: 1 } });
+      expect(res.status).toBe(200);
+      expect(res.body).toEqual({
+        layout_customization: { color: { primary: '#1D4ED8', accent: '#112233' }, type_face: 'Montserrat' },
+        success_url: 'https://shop.example/ok',
+        error_url: 'https://shop.example/error',
+      });
+    });
+
+    it('stores a complete notification, answers it without the password, and never logs the password', async () => {
+      const res = await patch('first', { notification: NOTIFICATION });
+      expect(res.status).toBe(200);
+      expect(res.body.notification).toEqual({ url: NOTIFICATION.url, authentication_type: 'user_credentials', user_credentials: { user: 'aurora-webhook' } });
+      expect(JSON.stringify(res.body)).not.toContain(NOTIFICATION.user_credentials.password);
+      // Stored recoverable: the webhook sender builds `Basic base64(user:password)` from it.
+      expect(await storedOf('first')).toMatchObject({
+        notificationUrl: NOTIFICATION.url,
+        notificationAuthenticationType: 'user_credentials',
+        notificationUser: 'aurora-webhook',
+        notificationPassword: 's3nh4-F0rte-2026',
+      });
+      expect(server.logs.text).not.toContain('s3nh4-F0rte-2026');
+    });
+
+    it('rotates only the password, keeping the url and the user', async () => {
+      const res = await patch('first', { notification: { user_credentials: { password: 'n0va-S3nha-Abr2026' } } });
+      expect(res.status).toBe(200);
+      expect(res.body.notification).toEqual({ url: NOTIFICATION.url, authentication_type: 'user_credentials', user_credentials: { user: 'aurora-webhook' } });
+      expect(await storedOf('first')).toMatchObject({ notificationUser: 'aurora-webhook', notificationPassword: 'n0va-S3nha-Abr2026' });
+      expect(server.logs.text).not.toContain('n0va-S3nha-Abr2026');
+    });
+
+    it('accepts a loopback notification URL in the local sandbox (allowPrivateNotificationUrls true)', async () => {
+      const res = await patch('fresh', { notification: { ...NOTIFICATION, url: 'http://127.0.0.1:9000/hook' } });
+      expect(res.status).toBe(200);
+      expect(res.body.notification.url).toBe('http://127.0.0.1:9000/hook');
+    });
+  });
+
+  describe('two sellers, two configurations', () => {
+    it('each seller updates and reads only its own configuration', async () => {
+      const second = await patch('second', { layout_customization: { type_face: 'Roboto' }, success_url: 'https://tienda.example/ok' });
+      expect(second.body).toEqual({ layout_customization: { ...DEFAULT_LAYOUT, type_face: 'Roboto' }, success_url: 'https://tienda.example/ok' });
+      const first = await patch('first', { success_url: 'https://shop.example/ok2' });
+      expect(first.body.layout_customization.type_face).toBe('Montserrat');
+      expect(first.body.notification.user_credentials.user).toBe('aurora-webhook');
+      expect(await storedOf('second')).toMatchObject({ typeFace: 'Roboto', successUrl: 'https://tienda.example/ok', notificationUrl: null, notificationPassword: null });
+      expect(await storedOf('first')).toMatchObject({ typeFace: 'Montserrat', successUrl: 'https://shop.example/ok2' });
+    });
+  });
+
+  describe('400', () => {
+    it.each([
+      ['an empty body', {}, undefined],
+      ['an empty nested object', { layout_customization: {} }, 'layout_customization'],
+      ['an empty colour object', { layout_customization: { color: {} } }, 'layout_customization.color'],
+      ['empty credentials', { notification: { user_credentials: {} } }, 'notification.user_credentials'],
+    ])('answers %s with invalid_request and changes nothing', async (_name, body, field) => {
+      const before = await storedOf('second');
+      const message = `${field ?? 'body'} must NOT have fewer than 1 properties`;
+      expectError(await patch('second', body), 400, { code: 'invalid_request', message: 'Invalid request', details: [field ? { field, message } : { message }] });
+      expect(await storedOf('second')).toEqual(before);
+    });
+
+    it('answers no body with invalid_request', async () => {
+      const message = 'The request body must be a JSON object (Content-Type: application/json)';
+      expectError(await server.http.patch(PATH).set('Authorization', `Bearer ${tokens.second}`), 400, { code: 'invalid_request', message, details: [{ message }] });
+    });
+
+    it('answers a token whose seller id is not a GUID with guid_error', async () => {
+      const keys = await loadSigningKeys(authenticationRepository(server.store));
+      const now = Math.floor(Date.now() / 1000);
+      const token = await new SignJWT({ 'x-seller-id': 'seller-123', country: 'BR', tenant: 'sandbox', scope: GATEWAY_SCOPE })
+        .setProtectedHeader({ alg: 'ES256', kid: keys.kid })
+        .setSubject('c')
+        .setIssuer(ISSUER)
+        .setIssuedAt(now)
+        .setExpirationTime(now + 60)
+        .setJti('j')
+        .sign(keys.privateKey);
+      const res = await server.http.patch(PATH).set('Authorization', `Bearer ${token}`).send({ success_url: 'https://a.example' });
+      expectError(res, 400, { code: 'guid_error', message: 'The seller id must be a valid GUID', details: [{ field: 'token.x-seller-id', message: '"seller-123" is not a valid GUID' }] });
+    });
+  });
+
+  describe('401', () => {
+    it('answers a missing token with the JSON error object (not the plain string of payment intents)', async () => {
+      const res = await server.http.patch(PATH).send({ success_url: 'https://a.example' });
+      expectError(res, 401, { code: 'unauthorized', message: 'Missing bearer token', details: [] });
+      expect(res.headers['www-authenticate']).toBe('Bearer realm="payment-platform"');
+    });
+  });
+
+  describe('404', () => {
+    it('answers a seller whose checkout service is off: it has no configuration', async () => {
+      expectError(await patch('checkoutOff', { success_url: 'https://a.example' }), 404, {
+        code: 'not_found',
+        message: 'Web checkout configuration not found',
+        details: [{ field: 'services.checkout', message: 'the seller has no web checkout configuration because its checkout service is off' }],
+      });
+      expect(await storedOf('checkoutOff')).toBeUndefined();
+    });
+
+    it('answers when the token\'s seller no longer exists', async () => {
+      const gone = await insertTestSeller(server.store);
+      const token = await tokenOf(server, gone);
+      await server.store.query('DELETE FROM sellers WHERE seller_id = $1', [gone.sellerId]);
+      const res = await server.http.patch(PATH).set('Authorization', `Bearer ${token}`).send({ success_url: 'https://a.example' });
+      expectError(res, 404, { code: 'not_found', message: 'Seller not found', details: [{ field: 'token.x-seller-id', message: `No seller with id ${gone.sellerId}` }] });
+    });
+  });
+
+  describe('422 (and nothing changes)', () => {
+    const unchanged = async (who: string, call: () => Promise<Response>, body: unknown) => {
+      const before = await storedOf(who);
+      expectError(await call(), 422, body);
+      expect(await storedOf(who)).toEqual(before);
+    };
+
+    it.each([
+      ['null for a URL', { success_url: null }, 'success_url', 'success_url must be string'],
+      ['null for a nested object', { layout_customization: { color: null } }, 'layout_customization.color', 'layout_customization.color must be object'],
+      ['null for the password', { notification: { user_credentials: { password: null } } }, 'notification.user_credentials.password', 'notification.user_credentials.password must be string'],
+      ['a colour that is not #RRGGBB', { layout_customization: { color: { primary: 'blue' } } }, 'layout_customization.color.primary', 'layout_customization.color.primary must match pattern "^#[0-9A-Fa-f]{6}$"'],
+      ['an unknown type face', { layout_customization: { type_face: 'Comic Sans' } }, 'layout_customization.type_face', 'layout_customization.type_face must be equal to one of the allowed values: Platform Micro Text, Open Sans, Montserrat, Roboto'],
+      ['an ftp redirect URL', { success_url: 'ftp://shop.example/ok' }, 'success_url', 'success_url must match pattern "^https?://"'],
+      ['an ftp notification URL', { notification: { ...NOTIFICATION, url: 'ftp://shop.example/hook' } }, 'notification.url', 'notification.url must match pattern "^https?://"'],
+      ['a user with a colon', { notification: { ...NOTIFICATION, user_credentials: { user: 'a:b', password: 'p' } } }, 'notification.user_credentials.user', 'notification.user_credentials.user must match pattern "^[^:]+$"'],
+    ])('answers %s with validation_error', async (_name, body, field, message) => {
+      await unchanged('first', () => patch('first', body), validationError([{ field, message }]));
+    });
+
+    it('answers a first notification without credentials, one detail per missing part', async () => {
+      await unchanged('second', () => patch('second', { notification: { url: NOTIFICATION.url } }), validationError([
+        { field: 'notification.user_credentials.user', message: 'is required when notification.url is set' },
+        { field: 'notification.user_credentials.password', message: 'is required when notification.url is set' },
+      ]));
+      await unchanged('second', () => patch('second', { notification: { user_credentials: { user: 'u', password: 'p' } } }), validationError([
+        { field: 'notification.url', message: 'is required when notification is set' },
+      ]));
+      expect(await storedOf('second')).toMatchObject({ notificationUrl: null, notificationUser: null, notificationPassword: null });
+    });
+
+    it('answers credentials inside the notification URL', async () => {
+      await unchanged('first', () => patch('first', { notification: { url: 'https://user:pass@shop.example/hook' } }), validationError([
+        { field: 'notification.url', message: 'must not contain credentials (user:password@); use notification.user_credentials' },
+      ]));
+    });
+
+    it.each(['http://127.0.0.1/hook', 'http://[::1]/hook', 'http://localhost:3000/hook', 'http://10.0.0.8/hook', 'http://169.254.169.254/latest'])(
+      'answers the private address %s when the sandbox does not allow them',
+      async (url) => {
+        await unchanged('strict', () => patch('strict', { notification: { ...NOTIFICATION, url } }, strictServer), validationError([
+          { field: 'notification.url', message: 'must not point to a loopback, private or link-local address' },
+        ]));
+        expect(await storedOf('strict')).toBeUndefined();
+      },
+    );
+
+    it('accepts a public notification URL on the strict instance', async () => {
+      const res = await patch('strict', { notification: NOTIFICATION }, strictServer);
+      expect(res.status).toBe(200);
+      expect(await storedOf('strict')).toMatchObject({ notificationUrl: NOTIFICATION.url });
+    });
+  });
+});
