@@ -27,6 +27,10 @@ export interface Route {
   host: 'platform' | 'auth';
   /** Matches a URL path that ends with the template (a `baseUrl` may carry a prefix). */
   pattern: RegExp;
+  /** Matches exactly the template's paths (a server routing its own requests). */
+  exact: RegExp;
+  /** Names of the security schemes of the operation's first requirement (`[]` when public). */
+  schemes: string[];
   /** Literal path segments: the most literal match wins (`by-short-id/x` over `{link_id}/...`). */
   literals: number;
 }
@@ -63,11 +67,8 @@ function hostOf(servers: Array<{ url: string }> | undefined): Route['host'] {
 
 const escapeRegExp = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 
-let routes: Route[] | undefined;
-
-export function platformRoutes(): Route[] {
-  if (routes) return routes;
-  const doc = platformDocument();
+/** Every operation of a contract document, the most literal paths first. */
+export function routesOf(doc: PlatformDocument): Route[] {
   const out: Route[] = [];
   for (const [template, item] of Object.entries(doc.paths)) {
     for (const method of METHODS) {
@@ -75,18 +76,27 @@ export function platformRoutes(): Route[] {
       if (!operation) continue;
       const segments = template.split('/').filter(Boolean);
       const source = segments.map((s) => (/^\{[^}]+\}$/.test(s) ? '[^/]+' : escapeRegExp(s))).join('/');
+      const security: Array<Record<string, string[]>> = operation.security ?? (doc as any).security ?? [];
       out.push({
         method: method.toUpperCase(),
         template,
         operationId: operation.operationId,
-        bearer: usesOAuth2(doc, operation.security ?? (doc as any).security),
+        bearer: usesOAuth2(doc, security),
         host: hostOf(operation.servers ?? item.servers),
         pattern: new RegExp(`/${source}/?$`),
+        exact: new RegExp(`^/${source}/?$`),
+        schemes: Object.keys(security[0] ?? {}),
         literals: segments.filter((s) => !s.startsWith('{')).length,
       });
     }
   }
-  routes = out.sort((a, b) => b.literals - a.literals);
+  return out.sort((a, b) => b.literals - a.literals);
+}
+
+let routes: Route[] | undefined;
+
+export function platformRoutes(): Route[] {
+  routes ??= routesOf(platformDocument());
   return routes;
 }
 

@@ -1,5 +1,6 @@
-// The whole request path on one screen: logging → body parsers → contract validation (both
-// directions) → area routers → one error handler that answers in the area's shape.
+// The whole request path on one screen: logging → authentication by the contract's security →
+// body parsers → contract validation (both directions) → area routers → one error handler that
+// answers in the area's shape.
 import { existsSync, readFileSync } from 'node:fs';
 import express, { type Express, type RequestHandler, type Router } from 'express';
 import * as OpenApiValidator from 'express-openapi-validator';
@@ -8,7 +9,10 @@ import { parse } from 'yaml';
 import type { VerifyAccessToken } from './authentication/access-tokens.ts';
 import { createAuthentication } from './authentication/index.ts';
 import type { Config } from './config.ts';
+import type { PlatformDocument } from '../client/contract.ts';
 import { requireAccessToken } from './http/auth.ts';
+import { authenticateByContract } from './http/security.ts';
+import { requireSandboxAdmin } from './sandbox/admin.ts';
 import { ApiError, ContractViolation, errorHandler } from './http/errors.ts';
 import { httpLogging } from './http/logging.ts';
 import type { Store } from './store/store.ts';
@@ -47,7 +51,7 @@ const AREAS: AreaRoutes[] = [
 const REFERENCE_ONLY_PATHS = ['/sandbox/v1/jwks'];
 
 /** The bundle as data, read now so that a missing or broken file fails at start, not on a request. */
-function loadApiSpec(file: string): { paths?: Record<string, unknown> } {
+function loadApiSpec(file: string): PlatformDocument {
   return parse(readFileSync(file, 'utf8'));
 }
 
@@ -71,6 +75,12 @@ export async function createApp(deps: AppDeps, extraAreas: AreaRoutes[] = []): P
     if (existsSync(config.docsFile)) return res.sendFile(config.docsFile);
     res.status(404).type('text/plain').send('The HTML reference is not built: run `make docs` (make run does it).');
   });
+  app.use(
+    authenticateByContract(apiSpec, {
+      oauth2: areaDeps.requireAccessToken,
+      sandboxAdmin: requireSandboxAdmin(config.sandboxAdminToken),
+    }),
+  );
   app.use(express.json({ limit: config.bodyLimit }), express.urlencoded({ extended: false, limit: config.bodyLimit }));
   app.use(
     OpenApiValidator.middleware({
@@ -85,7 +95,7 @@ export async function createApp(deps: AppDeps, extraAreas: AreaRoutes[] = []): P
           throw new ContractViolation(`${req.method} ${req.path}`, req.res?.statusCode ?? 0, error.errors);
         },
       },
-      validateSecurity: false, // bearer tokens are checked by requireAccessToken, per operation
+      validateSecurity: false, // authenticateByContract did it, before validation
       ignoreUndocumented: false, // a path outside the contract is a 404 in its area's shape
       ignorePaths: (path: string) => undocumented.includes(path),
       // multipart/form-data (the product image upload) is parsed by the validator's multer, in memory.

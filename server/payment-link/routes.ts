@@ -1,5 +1,6 @@
-// HTTP ↔ domain for the payment link API. Every protected operation goes through requireAccessToken
-// then requireSellerGuid (the seed's guid_error, in one place); the short-id lookup is public.
+// HTTP ↔ domain for the payment link API. The bearer token is checked before this router, as the
+// contract's security says (server/http/security.ts); every protected operation then goes through
+// requireSellerGuid (the seed's guid_error, in one place). The short-id lookup is public.
 import type { Request, RequestHandler } from 'express';
 import type { AreaRoutes } from '../app.ts';
 import { accessTokenOf } from '../http/auth.ts';
@@ -18,9 +19,9 @@ const requireSellerGuid: RequestHandler = (req, _res, next) => {
 // eslint-disable-next-line @typescript-eslint/no-explicit-any -- any operation's typed request
 const sellerOf = (req: Request<any, any, any, any>) => accessTokenOf(req as Request).sellerId;
 
-export const paymentLinkRoutes: AreaRoutes = ({ store, requireAccessToken }) => {
+export const paymentLinkRoutes: AreaRoutes = ({ store }) => {
   const service = paymentLinkService(store);
-  const protectedCall = [requireAccessToken, requireSellerGuid];
+  const protectedCall = [requireSellerGuid];
   return typedRouter()
     .get(`${BASE}/sellers`, ...protectedCall, async (req, res) => {
       res.json(sellerBody(await service.getSeller(sellerOf(req))));

@@ -4,9 +4,9 @@ import { accessTokenOf } from '../http/auth.ts';
 import { typedRouter } from '../http/typed-router.ts';
 import { presentPlan, updatePlanStatus } from './service.ts';
 
-export const planRoutes: AreaRoutes = ({ store, requireAccessToken }) => {
+export const planRoutes: AreaRoutes = ({ store }) => {
   const api = typedRouter();
-  api.patch('/rpy/be-plan/v1/plans/{plan_id}/status/{status}', requireAccessToken, async (req, res) => {
+  api.patch('/rpy/be-plan/v1/plans/{plan_id}/status/{status}', async (req, res) => {
     const plan = await updatePlanStatus(store, {
       token: accessTokenOf(req),
       planId: req.params.plan_id,

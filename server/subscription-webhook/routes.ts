@@ -4,9 +4,9 @@ import { accessTokenOf } from '../http/auth.ts';
 import { typedRouter } from '../http/typed-router.ts';
 import { applySubscriptionEvent, type SubscriptionEventResult } from './service.ts';
 
-export const subscriptionWebhookRoutes: AreaRoutes = ({ store, requireAccessToken }) => {
+export const subscriptionWebhookRoutes: AreaRoutes = ({ store }) => {
   const api = typedRouter();
-  api.patch('/dpm/webhooks/v1/subscriptions/{event_name}/events/{event_id}', requireAccessToken, async (req, res) => {
+  api.patch('/dpm/webhooks/v1/subscriptions/{event_name}/events/{event_id}', async (req, res) => {
     const answer = await applySubscriptionEvent(store, {
       token: accessTokenOf(req),
       eventName: req.params.event_name,

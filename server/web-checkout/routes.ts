@@ -6,16 +6,16 @@ import { webCheckoutRepository } from './repository.ts';
 import { paymentIntentService } from './service.ts';
 import { technicalConfigurationService } from './technical-configuration.ts';
 
-export const webCheckoutRoutes: AreaRoutes = ({ store, config, requireAccessToken }) => {
+export const webCheckoutRoutes: AreaRoutes = ({ store, config }) => {
   const paymentIntents = paymentIntentService(webCheckoutRepository(store), { publicBaseUrl: config.publicBaseUrl });
   const technicalConfigurations = technicalConfigurationService(store, { allowPrivateNotificationUrls: config.allowPrivateNotificationUrls });
 
   return typedRouter()
-    .post('/dpy/web-checkout/v1/payment-intent', requireAccessToken, async (req, res) => {
+    .post('/dpy/web-checkout/v1/payment-intent', async (req, res) => {
       const intent = await paymentIntents.createPaymentIntent(accessTokenOf(req).sellerId, req.body);
       res.status(201).json(intent);
     })
-    .patch('/dpy/web-checkout/v1/technical-configurations', requireAccessToken, async (req, res) => {
+    .patch('/dpy/web-checkout/v1/technical-configurations', async (req, res) => {
       res.json(await technicalConfigurations.updateTechnicalConfiguration(accessTokenOf(req).sellerId, req.body));
     }).router;
 };
