@@ -88,7 +88,8 @@ export async function createApp(deps: AppDeps, extraAreas: AreaRoutes[] = []): P
       // The contract is linted by Redocly (make lint). The validator's own OAS 3.1 schema refuses
       // what the contract rightly has (a relative oauth2 tokenUrl), so it does not check it again.
       validateApiSpec: false,
-      validateRequests: true,
+      // Every broken rule of a request is reported (one detail each), not only the first.
+      validateRequests: { allErrors: true },
       // A response that breaks the contract is a bug: it becomes a 500 and a logged violation.
       validateResponses: {
         onError: (error, _body, req) => {

@@ -91,6 +91,21 @@ function problemOf(item: { path: string; message: string; errorCode?: string }):
   };
 }
 
+/**
+ * The validator reports every broken rule (allErrors): keep one problem per field, the first, and
+ * drop the `if` keyword's "must match then/else schema" echo of a conditional rule (its own
+ * `required`/`not` problems say what is wrong).
+ */
+function oneProblemPerField(problems: Problem[]): Problem[] {
+  const seen = new Set<string>();
+  return problems.filter((p) => {
+    const key = `${p.location}:${p.pointer}`;
+    if (p.keyword === 'if' || seen.has(key)) return false;
+    seen.add(key);
+    return true;
+  });
+}
+
 /** `/product/0/value` as `product.0.value`. */
 export function dotted(pointer: string): string {
   return pointer.split('/').slice(1).map((s) => s.replace(/~1/g, '/').replace(/~0/g, '~')).join('.');
@@ -129,7 +144,7 @@ export function toApiError(error: unknown): ApiError {
   if (error instanceof ApiError) return error;
   if (error instanceof ContractViolation) return new ApiError(500, undefined, statusMessage(500));
   if (isValidatorError(error) && error.status < 500) {
-    const problems = error.status === 400 ? error.errors.map(problemOf) : [];
+    const problems = error.status === 400 ? oneProblemPerField(error.errors.map(problemOf)) : [];
     return new ApiError(error.status, undefined, statusMessage(error.status), problems, { ...error.headers });
   }
   if (isClientHttpError(error) && error.status >= 400 && error.status < 500) {
@@ -232,7 +247,11 @@ function webCheckoutError(e: ApiError, request: { method: string; path: string }
   let { status, code, message } = e;
   if (status === 400 && code === undefined && e.problems.length) {
     const missing = e.problems.some((p) => (p.keyword && WEB_CHECKOUT_MISSING.has(p.keyword)) || isNotAnObject(p));
-    if (!missing) [status, code, message] = [422, 'validation_error', 'One or more fields failed validation'];
+    // The contract's texts replace the validator's generic one; a parser's own message (bad JSON) stays.
+    const generic = message === STATUS_MESSAGES[400];
+    [status, code, message] = missing
+      ? [400, 'invalid_request', generic ? 'One or more required fields are missing' : message]
+      : [422, 'validation_error', 'One or more fields failed validation'];
   }
   return { status, headers: e.headers, json: { code: code ?? WEB_CHECKOUT_CODES[status] ?? 'invalid_request', message, details } };
 }

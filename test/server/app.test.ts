@@ -80,7 +80,7 @@ describe('web checkout shape', () => {
 
   it('answers a missing field with 400 invalid_request', async () => {
     const res = await intent().set(bearer(token)).send({});
-    expectError(res, 400, { code: 'invalid_request', message: 'Invalid request', details: [{ field: 'payment', message: 'payment is required' }] });
+    expectError(res, 400, { code: 'invalid_request', message: 'One or more required fields are missing', details: [{ field: 'payment', message: 'payment is required' }] });
   });
 
   it('answers a present field that breaks a rule with 422 validation_error', async () => {

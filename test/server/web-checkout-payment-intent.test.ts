@@ -170,13 +170,13 @@ describe.each(storesUnderTest())('createPaymentIntent on $name', ({ open }) => {
   describe('400', () => {
     it('answers a standard flow without payment and product with invalid_request', async () => {
       const { payment: _p, product: _q, ...body } = standard();
-      expectError(await post(demoToken, body), 400, { code: 'invalid_request', message: 'Invalid request', details: [{ field: 'payment', message: 'payment is required' }] });
+      expectError(await post(demoToken, body), 400, { code: 'invalid_request', message: 'One or more required fields are missing', details: [{ field: 'payment', message: 'payment is required' }, { field: 'product', message: 'product is required' }] });
       await expectNothingStored();
     });
 
     it('answers a missing customer with invalid_request', async () => {
       const { customer: _c, ...body } = standard();
-      expectError(await post(demoToken, body), 400, { code: 'invalid_request', message: 'Invalid request', details: [{ field: 'customer', message: 'customer is required' }] });
+      expectError(await post(demoToken, body), 400, { code: 'invalid_request', message: 'One or more required fields are missing', details: [{ field: 'customer', message: 'customer is required' }] });
       await expectNothingStored();
     });
 
@@ -184,13 +184,13 @@ describe.each(storesUnderTest())('createPaymentIntent on $name', ({ open }) => {
       const body = { ...standard(), additional_data: { rates: [{ key: 'ICMS' }] } };
       expectError(await post(demoToken, body), 400, {
         code: 'invalid_request',
-        message: 'Invalid request',
+        message: 'One or more required fields are missing',
         details: [{ field: 'additional_data.rates.0.value', message: 'additional_data.rates.0.value is required' }],
       });
     });
 
     it('answers a body that is not an object, or no body at all, with invalid_request', async () => {
-      expectError(await post(demoToken, [standard()]), 400, { code: 'invalid_request', message: 'Invalid request', details: [{ message: 'body must be object' }] });
+      expectError(await post(demoToken, [standard()]), 400, { code: 'invalid_request', message: 'One or more required fields are missing', details: [{ message: 'body must be object' }] });
       const absent = await server.http.post(PATH).set('Authorization', `Bearer ${demoToken}`);
       const message = 'The request body must be a JSON object (Content-Type: application/json)';
       expectError(absent, 400, { code: 'invalid_request', message, details: [{ message }] });

@@ -327,7 +327,7 @@ describe('web checkout error body: 400 when something is missing, 422 when a pre
   ])('%s → 400 invalid_request', (_name, error) => {
     const rendered = renderError(refused([error]), at);
     expect(rendered.status).toBe(400);
-    expect(rendered.json).toMatchObject({ code: 'invalid_request', message: 'Invalid request' });
+    expect(rendered.json).toMatchObject({ code: 'invalid_request', message: 'One or more required fields are missing' });
   });
   it.each([
     ['type of a field', { path: '/body/payment/amount', message: 'must be integer', errorCode: 'type.openapi.validation' }],

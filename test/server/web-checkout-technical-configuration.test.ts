@@ -125,7 +125,7 @@ describe.each(storesUnderTest())('updateTechnicalConfiguration on $name', ({ ope
     ])('answers %s with invalid_request and changes nothing', async (_name, body, field) => {
       const before = await storedOf('second');
       const message = `${field ?? 'body'} must NOT have fewer than 1 properties`;
-      expectError(await patch('second', body), 400, { code: 'invalid_request', message: 'Invalid request', details: [field ? { field, message } : { message }] });
+      expectError(await patch('second', body), 400, { code: 'invalid_request', message: 'One or more required fields are missing', details: [field ? { field, message } : { message }] });
       expect(await storedOf('second')).toEqual(before);
     });
 
