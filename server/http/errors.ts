@@ -269,7 +269,8 @@ function recurrenceError(e: ApiError, area: keyof typeof RECURRENCE_MODULES): Re
     body.details = e.problems.map((p) => ({
       error_code: p.keyword === 'required' ? 'required_field' : p.keyword === 'enum' || p.keyword === 'const' ? 'unknown_value' : 'invalid_field',
       description: describe(p),
-      description_detail: p.location === 'body' || !p.location ? p.pointer : `/${p.location}${p.pointer}`,
+      // The contract: a body field's JSON pointer (`/` for the whole body), or `path.<name>` for a parameter.
+      description_detail: p.location === 'body' || !p.location ? p.pointer || '/' : `${p.location}.${dotted(p.pointer)}`,
     }));
   }
   return { status: e.status, headers: e.headers, json: body };

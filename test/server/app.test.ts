@@ -115,7 +115,7 @@ describe('subscription, plan and webhook shape', () => {
       message: 'Invalid request',
       name: 'be-plan',
       status_code: 400,
-      details: [{ error_code: 'unknown_value', description: 'status must be equal to one of the allowed values: active, inactive', description_detail: '/path/status' }],
+      details: [{ error_code: 'unknown_value', description: 'status must be equal to one of the allowed values: active, inactive', description_detail: 'path.status' }],
     });
   });
 
