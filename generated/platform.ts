@@ -828,6 +828,8 @@ export interface components {
         /**
          * @description Amount in the smallest unit of the currency: the last two digits are cents. For currencies
          *     without cents two zeros are appended (150 units are sent as 15000). Never a float.
+         *     **Package decision (the seed gives no upper bound):** at most 2^53 − 1, the largest integer every
+         *     JSON parser reads exactly.
          * @example 15000
          */
         MinorUnitAmount: number;
