@@ -589,6 +589,70 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/sandbox/v1/notifications": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List a seller's merchant notification deliveries (sandbox only)
+         * @description **Reference-only.** The delivery log of a seller's checkout notifications: every notification
+         *     its payments produced (hosted checkout, payment link orders, subscription charges), newest first,
+         *     at most 100, each with its payload and every delivery attempt.
+         */
+        get: operations["listSandboxNotifications"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/sandbox/v1/notifications/{delivery_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get one merchant notification delivery with its attempts (sandbox only)
+         * @description **Reference-only.** One notification delivery: its payload, status and every attempt.
+         */
+        get: operations["getSandboxNotification"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/sandbox/v1/notifications/{delivery_id}/redeliver": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Send a merchant notification again (sandbox only)
+         * @description **Reference-only.** Makes the delivery due now, whatever its status (delivered and abandoned
+         *     ones too), with the identical payload: the next pass of the delivery worker attempts it, and the
+         *     attempts continue from the recorded count. The answer is the delivery as it stands, `pending`.
+         */
+        post: operations["redeliverSandboxNotification"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/sandbox/v1/plans": {
         parameters: {
             query?: never;
@@ -604,6 +668,151 @@ export interface paths {
          *     on it with `createSubscription` and its status changed with `updatePlanStatus`.
          */
         post: operations["createSandboxPlan"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/sandbox/v1/test-clocks": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Create a test clock (sandbox only)
+         * @description **Reference-only.** Creates a test clock frozen at `frozen_time` for a seller and attaches the
+         *     given customers to it: every subscription created afterwards for one of them lives on the
+         *     clock's time (see `SandboxTestClockCreate`) and bills only when the clock is advanced with
+         *     `advanceSandboxTestClock`. Without a clock, subscriptions bill on real time. A customer
+         *     already attached to another clock of the seller answers 422.
+         */
+        post: operations["createSandboxTestClock"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/sandbox/v1/test-clocks/{test_clock_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description Id of the test clock (UUID).
+                 * @example 0f8c2b1e-6d3a-4e9b-9c71-2a5d8e4f6b10
+                 */
+                test_clock_id: string;
+            };
+            cookie?: never;
+        };
+        /**
+         * Read a test clock (sandbox only)
+         * @description **Reference-only.** The clock's current time, its customers and the subscriptions living on it.
+         */
+        get: operations["getSandboxTestClock"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/sandbox/v1/test-clocks/{test_clock_id}/advance": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description Id of the test clock (UUID).
+                 * @example 0f8c2b1e-6d3a-4e9b-9c71-2a5d8e4f6b10
+                 */
+                test_clock_id: string;
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Advance a test clock (sandbox only)
+         * @description **Reference-only.** Moves the clock to `frozen_time` and, before answering, runs everything that
+         *     falls due on its subscriptions up to that instant, one event at a time in time order (ties by
+         *     subscription creation, then installment): installment charges and retries, each at 00:00:00Z
+         *     of its date (the `SubscriptionStatus` rules), and the expiry of `pending` payments 24 hours and
+         *     `authorized` payments 7 days after their attempt (`SubscriptionPaymentStatus`). Each charge is
+         *     committed with its result and its merchant notification (mode `recurring`) before the next one
+         *     runs, so the outcome is deterministic and the same as real-time billing over that period.
+         *
+         *     Safe when called twice at once (two server instances on one PostgreSQL): each installment
+         *     attempt is claimed under a row lock and charged exactly once. Moving to the clock's current
+         *     time runs whatever is due and changes nothing else; an earlier time, or more than 5 years
+         *     ahead, answers 422.
+         */
+        post: operations["advanceSandboxTestClock"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/sandbox/v1/subscriptions/{subscription_id}/cancel": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description Id of the subscription (UUID).
+                 * @example 9b2d5f4e-8c1a-4e7b-a3d6-5f0c2e8b1a47
+                 */
+                subscription_id: string;
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Cancel a subscription (sandbox only)
+         * @description **Reference-only.** Does what the platform's back office does (the seed shows no cancellation
+         *     call): the subscription becomes `canceled`, a `pending` or `authorized` payment of it becomes
+         *     `canceled`, and no installment is charged any more (they become `void`). No body. A
+         *     subscription already in a final status (`expired`, `suspended`, `failed`, `canceled`) answers
+         *     422 and is not changed.
+         */
+        post: operations["cancelSandboxSubscription"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/sandbox/v1/subscriptions/{subscription_id}/charges": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description Id of the subscription (UUID).
+                 * @example 9b2d5f4e-8c1a-4e7b-a3d6-5f0c2e8b1a47
+                 */
+                subscription_id: string;
+            };
+            cookie?: never;
+        };
+        /**
+         * List a subscription's charges (sandbox only)
+         * @description **Reference-only.** Every installment of the subscription (due date, amount, status, original
+         *     values before floating changes) with each charge attempt made for it, to watch billing happen.
+         *     The platform's `getSubscription` shows only the latest payment.
+         */
+        get: operations["listSandboxSubscriptionCharges"];
+        put?: never;
+        post?: never;
         delete?: never;
         options?: never;
         head?: never;
@@ -3289,9 +3498,11 @@ export interface components {
         /**
          * @description Error body of the sandbox area (the payment link API's shape, reused): `error_code`, `message`,
          *     `status_code` (always the HTTP status here) and, on 400, `details[]`. Codes: `invalid_request`
-         *     (400), `unauthorized` (401), `seller_not_found` (404), `conflict` (409, e.g. a client id already
-         *     taken), `validation_error` (422, a rule the schema cannot carry, e.g. a payment method the
-         *     seller's country does not have), `payload_too_large` (413), `internal_error` (500).
+         *     (400), `unauthorized` (401), `seller_not_found`, `delivery_not_found`, `subscription_not_found`,
+         *     `test_clock_not_found` and `not_found` (404),
+         *     `conflict` (409, e.g. a client id already taken), `validation_error` (422, a rule the schema
+         *     cannot carry, e.g. a payment method the seller's country does not have), `payload_too_large`
+         *     (413), `too_many_requests` (429), `internal_error` (500).
          */
         SandboxError: {
             /** @description Machine-readable error code. */
@@ -3307,6 +3518,80 @@ export interface components {
                 /** @description Where, e.g. `body.country`. */
                 path: string;
             }[];
+        };
+        /** @description One attempt to deliver a merchant notification, as the delivery worker recorded it. */
+        SandboxNotificationAttempt: {
+            /** @description Number of the attempt, from 1. */
+            attempt: number;
+            /**
+             * Format: date-time
+             * @description When the attempt started.
+             */
+            started_at: string;
+            /** @description The notification URL called (absent when none was configured at that moment). */
+            url?: string;
+            /** @description HTTP status the merchant answered; absent when no answer came (timeout, connection refused). */
+            status_code?: number;
+            /** @description Milliseconds from the start of the attempt to the merchant's answer or the failure. */
+            latency_ms: number;
+            /** @description Why the attempt failed (a status other than 200, a timeout, a URL no longer allowed); absent on success. */
+            error?: string;
+        };
+        /**
+         * @description A merchant notification (the web checkout area's `checkout-notification` webhook) in the sandbox's
+         *     delivery log: the payload exactly as POSTed, where its delivery stands, and every attempt. It is
+         *     written in the same transaction as the payment result it reports, and delivered with the retry
+         *     policy of the webhook's description.
+         */
+        SandboxNotificationDelivery: {
+            /**
+             * Format: uuid
+             * @description Id of the delivery.
+             */
+            delivery_id: string;
+            /**
+             * Format: uuid
+             * @description The seller whose notification URL receives it.
+             */
+            seller_id: string;
+            /**
+             * @description Name of the webhook in the contract.
+             * @enum {string}
+             */
+            event: "checkout-notification";
+            /**
+             * @description The payload's `mode`.
+             * @enum {string}
+             */
+            mode: "instant" | "payment_link" | "recurring";
+            /**
+             * @description `pending` (an attempt is due or will be), `delivered` (the merchant answered 200) or `abandoned` (the 10th attempt failed).
+             * @enum {string}
+             */
+            status: "pending" | "delivered" | "abandoned";
+            /**
+             * Format: date-time
+             * @description When the next attempt is due; only while `pending`.
+             */
+            next_attempt_at?: string;
+            /**
+             * Format: date-time
+             * @description When the payment result was recorded (and the notification with it).
+             */
+            created_at: string;
+            /**
+             * Format: date-time
+             * @description When the merchant answered 200; only once `delivered`.
+             */
+            delivered_at?: string;
+            payload: components["schemas"]["CheckoutNotification"];
+            /** @description Every attempt, oldest first. */
+            attempts: components["schemas"]["SandboxNotificationAttempt"][];
+        };
+        /** @description A seller's notification deliveries, newest first (at most 100). */
+        SandboxNotificationDeliveryList: {
+            /** @description The deliveries, newest first. */
+            deliveries: components["schemas"]["SandboxNotificationDelivery"][];
         };
         /**
          * @description A recurrence plan to create for a seller. The plan starts `active` unless `status` says
@@ -3341,6 +3626,155 @@ export interface components {
             /** @description Preconfigured installments with another amount. */
             floating_data?: components["schemas"]["PlanFloatingData"][];
             status?: components["schemas"]["PlanStatus"];
+        };
+        /**
+         * @description A test clock to create for a seller.
+         *
+         *     **Package decision (the platform has no test clocks; modelled on Stripe's):** the clock holds a
+         *     frozen instant and a list of the seller's customers (`customer_id` of `createSubscription`).
+         *     Every subscription created afterwards for one of these customers lives on the clock's time from
+         *     its creation: its `create_date`, the immediate charge of installment 1 and the check of
+         *     `installment_start_date` ("today or later") use the clock, and it bills only when the clock is
+         *     advanced. Subscriptions created before, or for other customers, bill on real time. A customer is
+         *     attached to at most one clock of a seller (422 otherwise).
+         */
+        SandboxTestClockCreate: {
+            /**
+             * Format: uuid
+             * @description The seller the clock belongs to.
+             */
+            seller_id: string;
+            /** @description A label for the clock. */
+            name?: string;
+            /**
+             * Format: date-time
+             * @description The clock's starting instant (UTC).
+             */
+            frozen_time: string;
+            /** @description The seller's customers whose new subscriptions live on this clock. */
+            customer_ids: string[];
+        };
+        /** @description A test clock and the subscriptions that live on its time. */
+        SandboxTestClock: {
+            /**
+             * Format: uuid
+             * @description Id of the clock (UUID v4).
+             */
+            test_clock_id: string;
+            /**
+             * Format: uuid
+             * @description The seller the clock belongs to.
+             */
+            seller_id: string;
+            /** @description The clock's label, when one was given. */
+            name?: string;
+            /**
+             * Format: date-time
+             * @description The clock's current instant (UTC); it moves only when the clock is advanced.
+             */
+            frozen_time: string;
+            /** @description The customers attached to the clock. */
+            customer_ids: string[];
+            /** @description The subscriptions living on the clock, oldest first. */
+            subscription_ids: string[];
+            /**
+             * Format: date-time
+             * @description When the clock was created (real time).
+             */
+            created_at: string;
+            /** @description Answer of `advanceSandboxTestClock` only; the charge attempts and payment expiries the advance ran. */
+            charges_run?: number;
+        };
+        /** @description Where to move a test clock. */
+        SandboxTestClockAdvance: {
+            /**
+             * Format: date-time
+             * @description The new instant (UTC): not before the clock's current one (422 otherwise) and at most 5
+             *     years after it (422 otherwise), so that one call stays short.
+             */
+            frozen_time: string;
+        };
+        /** @description A subscription after its cancellation. */
+        SandboxSubscriptionCanceled: {
+            /**
+             * Format: uuid
+             * @description The subscription.
+             */
+            subscription_id: string;
+            status: components["schemas"]["SubscriptionStatus"];
+            /** @description A readable sentence, not for branching. */
+            status_details: string;
+        };
+        /** @description Every installment of a subscription with its charge attempts, for watching billing happen. */
+        SandboxSubscriptionCharges: {
+            /**
+             * Format: uuid
+             * @description The subscription.
+             */
+            subscription_id: string;
+            /**
+             * Format: uuid
+             * @description Its seller.
+             */
+            seller_id: string;
+            /**
+             * Format: uuid
+             * @description The test clock it lives on; absent when it bills on real time.
+             */
+            test_clock_id?: string;
+            status: components["schemas"]["SubscriptionStatus"];
+            /** @description One entry per installment of the plan, by installment number. */
+            installments: {
+                /** @description Installment number (1 to the plan's `billing_cycle`). */
+                installment: number;
+                /**
+                 * Format: date
+                 * @description Its due date (UTC), after a floating change if any.
+                 */
+                scheduled_date: string;
+                /**
+                 * Format: date
+                 * @description Its due date from the plan's schedule.
+                 */
+                original_scheduled_date: string;
+                /** @description Its amount in minor units, shippings not included, after a floating change if any. */
+                amount: components["schemas"]["MinorUnitAmount"];
+                /** @description Its amount from the plan (the plan's floating data included). */
+                original_amount: components["schemas"]["MinorUnitAmount"];
+                /**
+                 * @description `scheduled` (no attempt yet), `processing` (an attempt awaits its result), `retrying` (an
+                 *     attempt failed; `next_attempt_date` is the retry), `paid`, `failed` (no retry left) or
+                 *     `void` (billing stopped before it was charged).
+                 * @enum {string}
+                 */
+                status: "scheduled" | "processing" | "retrying" | "paid" | "failed" | "void";
+                /**
+                 * Format: date
+                 * @description When the next attempt is due, while one is.
+                 */
+                next_attempt_date?: string;
+                /** @description Its charge attempts, oldest first (a free installment has none). */
+                attempts: {
+                    /**
+                     * Format: uuid
+                     * @description The subscription payment of the attempt.
+                     */
+                    payment_id: string;
+                    /** @description Attempt number of the installment (1, then retries). */
+                    attempt: number;
+                    /** @description Amount charged in minor units (shippings included). */
+                    amount: components["schemas"]["MinorUnitAmount"];
+                    currency: components["schemas"]["CurrencyCode"];
+                    status: components["schemas"]["SubscriptionPaymentStatus"];
+                    /** @description A retry attempt. */
+                    delayed: boolean;
+                    /**
+                     * Format: date-time
+                     * @description When the attempt ran (the test clock's time for a subscription on a clock).
+                     */
+                    attempted_at: string;
+                }[];
+            }[];
         };
         /**
          * @description A payment link to create for a seller. It starts ACTIVE. Omitted `payment`, `currency`,
@@ -3414,8 +3848,8 @@ export interface components {
          * @description Too many requests. **Package decision (the seed does not show rate limits):** any operation may
          *     answer 429 with a `Retry-After` header (seconds) and the area's error body; wait that long
          *     before sending again. The reference sandbox limits each client (the token's client id, or the
-         *     caller's address where no token is sent) with a token bucket, by default 100 requests per
-         *     second with a burst of 200, per server instance.
+         *     caller's address where no token is sent): by default 200 requests in each one-second
+         *     window, per server instance (`RATE_LIMIT_PER_SECOND`; 0 turns the limit off).
          */
         TokenTooManyRequests: {
             headers: {
@@ -3443,8 +3877,8 @@ export interface components {
          * @description Too many requests. **Package decision (the seed does not show rate limits):** any operation may
          *     answer 429 with a `Retry-After` header (seconds) and the area's error body; wait that long
          *     before sending again. The reference sandbox limits each client (the token's client id, or the
-         *     caller's address where no token is sent) with a token bucket, by default 100 requests per
-         *     second with a burst of 200, per server instance.
+         *     caller's address where no token is sent): by default 200 requests in each one-second
+         *     window, per server instance (`RATE_LIMIT_PER_SECOND`; 0 turns the limit off).
          */
         OAuthTooManyRequests: {
             headers: {
@@ -3473,8 +3907,8 @@ export interface components {
          * @description Too many requests. **Package decision (the seed does not show rate limits):** any operation may
          *     answer 429 with a `Retry-After` header (seconds) and the area's error body; wait that long
          *     before sending again. The reference sandbox limits each client (the token's client id, or the
-         *     caller's address where no token is sent) with a token bucket, by default 100 requests per
-         *     second with a burst of 200, per server instance.
+         *     caller's address where no token is sent): by default 200 requests in each one-second
+         *     window, per server instance (`RATE_LIMIT_PER_SECOND`; 0 turns the limit off).
          */
         PaymentLinkTooManyRequests: {
             headers: {
@@ -3517,8 +3951,8 @@ export interface components {
          * @description Too many requests. **Package decision (the seed does not show rate limits):** any operation may
          *     answer 429 with a `Retry-After` header (seconds) and the area's error body; wait that long
          *     before sending again. The reference sandbox limits each client (the token's client id, or the
-         *     caller's address where no token is sent) with a token bucket, by default 100 requests per
-         *     second with a burst of 200, per server instance.
+         *     caller's address where no token is sent): by default 200 requests in each one-second
+         *     window, per server instance (`RATE_LIMIT_PER_SECOND`; 0 turns the limit off).
          */
         WebCheckoutTooManyRequests: {
             headers: {
@@ -3571,8 +4005,8 @@ export interface components {
          * @description Too many requests. **Package decision (the seed does not show rate limits):** any operation may
          *     answer 429 with a `Retry-After` header (seconds) and the area's error body; wait that long
          *     before sending again. The reference sandbox limits each client (the token's client id, or the
-         *     caller's address where no token is sent) with a token bucket, by default 100 requests per
-         *     second with a burst of 200, per server instance.
+         *     caller's address where no token is sent): by default 200 requests in each one-second
+         *     window, per server instance (`RATE_LIMIT_PER_SECOND`; 0 turns the limit off).
          */
         SubscriptionTooManyRequests: {
             headers: {
@@ -3610,8 +4044,8 @@ export interface components {
          * @description Too many requests. **Package decision (the seed does not show rate limits):** any operation may
          *     answer 429 with a `Retry-After` header (seconds) and the area's error body; wait that long
          *     before sending again. The reference sandbox limits each client (the token's client id, or the
-         *     caller's address where no token is sent) with a token bucket, by default 100 requests per
-         *     second with a burst of 200, per server instance.
+         *     caller's address where no token is sent): by default 200 requests in each one-second
+         *     window, per server instance (`RATE_LIMIT_PER_SECOND`; 0 turns the limit off).
          */
         PlanTooManyRequests: {
             headers: {
@@ -3639,8 +4073,8 @@ export interface components {
          * @description Too many requests. **Package decision (the seed does not show rate limits):** any operation may
          *     answer 429 with a `Retry-After` header (seconds) and the area's error body; wait that long
          *     before sending again. The reference sandbox limits each client (the token's client id, or the
-         *     caller's address where no token is sent) with a token bucket, by default 100 requests per
-         *     second with a burst of 200, per server instance.
+         *     caller's address where no token is sent): by default 200 requests in each one-second
+         *     window, per server instance (`RATE_LIMIT_PER_SECOND`; 0 turns the limit off).
          */
         SubscriptionWebhookTooManyRequests: {
             headers: {
@@ -3696,6 +4130,24 @@ export interface components {
                 "application/json": components["schemas"]["SandboxError"];
             };
         };
+        /** @description No notification delivery has this id (delivery_not_found). */
+        SandboxDeliveryNotFound: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["SandboxError"];
+            };
+        };
+        /** @description The test clock or subscription does not exist (test_clock_not_found, subscription_not_found). */
+        SandboxNotFound: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["SandboxError"];
+            };
+        };
     };
     parameters: {
         /**
@@ -3709,6 +4161,11 @@ export interface components {
          * @example maria.oliveira@cafedamontanha.com.br
          */
         Username: string;
+        /**
+         * @description Id of the notification delivery.
+         * @example 0f6d3c1e-4b7a-4c55-9a0e-2f1b7d9c8e41
+         */
+        DeliveryId: string;
     };
     requestBodies: never;
     headers: {
@@ -4813,6 +5270,96 @@ export interface operations {
             500: components["responses"]["SandboxInternalError"];
         };
     };
+    listSandboxNotifications: {
+        parameters: {
+            query: {
+                /**
+                 * @description The seller whose deliveries are listed.
+                 * @example 3fa85f64-5717-4562-b3fc-2c963f66afa6
+                 */
+                seller_id: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The seller's deliveries, newest first. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SandboxNotificationDeliveryList"];
+                };
+            };
+            400: components["responses"]["SandboxBadRequest"];
+            401: components["responses"]["SandboxUnauthorized"];
+            404: components["responses"]["SandboxSellerNotFound"];
+            500: components["responses"]["SandboxInternalError"];
+        };
+    };
+    getSandboxNotification: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description Id of the notification delivery.
+                 * @example 0f6d3c1e-4b7a-4c55-9a0e-2f1b7d9c8e41
+                 */
+                delivery_id: components["parameters"]["DeliveryId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The delivery. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SandboxNotificationDelivery"];
+                };
+            };
+            400: components["responses"]["SandboxBadRequest"];
+            401: components["responses"]["SandboxUnauthorized"];
+            404: components["responses"]["SandboxDeliveryNotFound"];
+            500: components["responses"]["SandboxInternalError"];
+        };
+    };
+    redeliverSandboxNotification: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description Id of the notification delivery.
+                 * @example 0f6d3c1e-4b7a-4c55-9a0e-2f1b7d9c8e41
+                 */
+                delivery_id: components["parameters"]["DeliveryId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The delivery is due now; the worker sends it on its next pass. */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SandboxNotificationDelivery"];
+                };
+            };
+            400: components["responses"]["SandboxBadRequest"];
+            401: components["responses"]["SandboxUnauthorized"];
+            404: components["responses"]["SandboxDeliveryNotFound"];
+            500: components["responses"]["SandboxInternalError"];
+        };
+    };
     createSandboxPlan: {
         parameters: {
             query?: never;
@@ -4839,6 +5386,185 @@ export interface operations {
             401: components["responses"]["SandboxUnauthorized"];
             404: components["responses"]["SandboxSellerNotFound"];
             422: components["responses"]["SandboxUnprocessable"];
+            500: components["responses"]["SandboxInternalError"];
+        };
+    };
+    createSandboxTestClock: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["SandboxTestClockCreate"];
+            };
+        };
+        responses: {
+            /** @description Clock created. */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SandboxTestClock"];
+                };
+            };
+            400: components["responses"]["SandboxBadRequest"];
+            401: components["responses"]["SandboxUnauthorized"];
+            404: components["responses"]["SandboxSellerNotFound"];
+            /** @description A customer is already attached to another clock of the seller (validation_error). */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SandboxError"];
+                };
+            };
+            500: components["responses"]["SandboxInternalError"];
+        };
+    };
+    getSandboxTestClock: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description Id of the test clock (UUID).
+                 * @example 0f8c2b1e-6d3a-4e9b-9c71-2a5d8e4f6b10
+                 */
+                test_clock_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The clock. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SandboxTestClock"];
+                };
+            };
+            400: components["responses"]["SandboxBadRequest"];
+            401: components["responses"]["SandboxUnauthorized"];
+            404: components["responses"]["SandboxNotFound"];
+            500: components["responses"]["SandboxInternalError"];
+        };
+    };
+    advanceSandboxTestClock: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description Id of the test clock (UUID).
+                 * @example 0f8c2b1e-6d3a-4e9b-9c71-2a5d8e4f6b10
+                 */
+                test_clock_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["SandboxTestClockAdvance"];
+            };
+        };
+        responses: {
+            /** @description The clock at its new time; everything due up to it has run. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SandboxTestClock"];
+                };
+            };
+            400: components["responses"]["SandboxBadRequest"];
+            401: components["responses"]["SandboxUnauthorized"];
+            404: components["responses"]["SandboxNotFound"];
+            /** @description The new time is before the clock's time, or more than 5 years after it (validation_error). */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SandboxError"];
+                };
+            };
+            500: components["responses"]["SandboxInternalError"];
+        };
+    };
+    cancelSandboxSubscription: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description Id of the subscription (UUID).
+                 * @example 9b2d5f4e-8c1a-4e7b-a3d6-5f0c2e8b1a47
+                 */
+                subscription_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Canceled. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SandboxSubscriptionCanceled"];
+                };
+            };
+            400: components["responses"]["SandboxBadRequest"];
+            401: components["responses"]["SandboxUnauthorized"];
+            404: components["responses"]["SandboxNotFound"];
+            /** @description The subscription is already in a final status (validation_error). */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SandboxError"];
+                };
+            };
+            500: components["responses"]["SandboxInternalError"];
+        };
+    };
+    listSandboxSubscriptionCharges: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description Id of the subscription (UUID).
+                 * @example 9b2d5f4e-8c1a-4e7b-a3d6-5f0c2e8b1a47
+                 */
+                subscription_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The installments and their attempts. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SandboxSubscriptionCharges"];
+                };
+            };
+            400: components["responses"]["SandboxBadRequest"];
+            401: components["responses"]["SandboxUnauthorized"];
+            404: components["responses"]["SandboxNotFound"];
             500: components["responses"]["SandboxInternalError"];
         };
     };

@@ -11,16 +11,20 @@ import { createAuthentication } from './authentication/index.ts';
 import type { Config } from './config.ts';
 import type { PlatformDocument } from '../client/contract.ts';
 import { requireAccessToken } from './http/auth.ts';
+import { rateLimitPerClient } from './http/rate-limit.ts';
 import { authenticateByContract } from './http/security.ts';
 import { requireSandboxAdmin } from './sandbox/admin.ts';
 import { ApiError, ContractViolation, errorHandler } from './http/errors.ts';
 import { httpLogging } from './http/logging.ts';
+import { checkoutPages } from './checkout/routes.ts';
+import { sandboxNotificationRoutes } from './sandbox/notifications.ts';
 import type { Store } from './store/store.ts';
 import { paymentLinkRoutes } from './payment-link/routes.ts';
 import { PRODUCT_IMAGE_MAX_BYTES } from './payment-link/service.ts';
 import { sandboxSellerAndLinkRoutes } from './sandbox/sellers-and-links.ts';
 import { webCheckoutRoutes } from './web-checkout/routes.ts';
 import { RECURRENCE_AREAS } from './subscription/areas.ts';
+import { sandboxTestClockRoutes } from './sandbox/test-clocks.ts';
 
 export interface AppDeps {
   store: Store;
@@ -41,7 +45,9 @@ const AREAS: AreaRoutes[] = [
   paymentLinkRoutes,
   sandboxSellerAndLinkRoutes,
   webCheckoutRoutes,
+  sandboxNotificationRoutes,
   ...RECURRENCE_AREAS, // subscription, plan, subscription webhook, sandbox plans
+  sandboxTestClockRoutes,
 ];
 
 /**
@@ -75,12 +81,15 @@ export async function createApp(deps: AppDeps, extraAreas: AreaRoutes[] = []): P
     if (existsSync(config.docsFile)) return res.sendFile(config.docsFile);
     res.status(404).type('text/plain').send('The HTML reference is not built: run `make docs` (make run does it).');
   });
+  // The hosted checkout and payment link pages are HTML for people too: before the validator.
+  app.use(checkoutPages(deps));
   app.use(
     authenticateByContract(apiSpec, {
       oauth2: areaDeps.requireAccessToken,
       sandboxAdmin: requireSandboxAdmin(config.sandboxAdminToken),
     }),
   );
+  app.use(rateLimitPerClient(config.rateLimit)); // after authentication: keyed by the token's client
   app.use(express.json({ limit: config.bodyLimit }), express.urlencoded({ extended: false, limit: config.bodyLimit }));
   app.use(
     OpenApiValidator.middleware({

@@ -15,6 +15,8 @@ export interface Config {
   logLevel: string;
   /** The bundle the validator enforces, in both directions. */
   apiSpec: string;
+  /** Requests per client in each window (0: no limit); the contract's 429 with Retry-After. */
+  rateLimit: { limit: number; windowMs: number };
   /** The HTML reference served at /docs (`make docs` writes it). */
   docsFile: string;
   /** Largest JSON or form body accepted (body-parser syntax). */
@@ -23,11 +25,24 @@ export interface Config {
   publicBaseUrl: string;
   /** Whether notification URLs may point at loopback or private addresses (true for a local sandbox). */
   allowPrivateNotificationUrls: boolean;
+  /** How often the notification delivery worker looks for due deliveries. */
+  notificationPollIntervalMs: number;
+  /** Delay before a notification's 2nd attempt (the contract's 30 s); later delays scale with it. */
+  notificationRetryBaseMs: number;
+  /** How often the billing worker looks for due installment charges on real time. */
+  billingPollIntervalMs: number;
 }
 
 const PACKAGE_ROOT = new URL('..', import.meta.url).pathname;
 /** Relative paths are relative to the package, so `make run` works from any directory. */
 const fromPackage = (path: string) => (isAbsolute(path) ? path : resolve(PACKAGE_ROOT, path));
+
+function milliseconds(name: string, value: string | undefined, fallback: number): number {
+  if (value === undefined || value === '') return fallback;
+  const n = Number(value);
+  if (!Number.isInteger(n) || n < 1) throw new Error(`${name} must be a positive number of milliseconds, not ${value}`);
+  return n;
+}
 
 function port(value: string | undefined): number {
   const n = Number(value ?? 8080);
@@ -41,6 +56,12 @@ function flag(name: string, value: string | undefined, fallback: boolean): boole
   if (/^(true|1)$/i.test(value)) return true;
   if (/^(false|0)$/i.test(value)) return false;
   throw new Error(`${name} must be true or false, not ${value}`);
+}
+
+function count(name: string, value: string | undefined, fallback: number): number {
+  const n = Number(value ?? fallback);
+  if (!Number.isInteger(n) || n < 0) throw new Error(`${name} must be a whole number >= 0, not ${value}`);
+  return n;
 }
 
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
@@ -59,10 +80,15 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     },
     logLevel: env.LOG_LEVEL || 'info',
     apiSpec: fromPackage(env.API_SPEC || 'generated/platform.openapi.yaml'),
+    rateLimit: { limit: count('RATE_LIMIT_PER_SECOND', env.RATE_LIMIT_PER_SECOND, 200), windowMs: 1000 },
     docsFile: fromPackage(env.DOCS_FILE || 'dist/docs/index.html'),
     bodyLimit: '1mb',
     publicBaseUrl: (env.PUBLIC_BASE_URL || `http://localhost:${port(env.PORT)}`).replace(/\/+$/, ''),
     // The local sandbox's merchants often listen on localhost; a shared sandbox should set false.
     allowPrivateNotificationUrls: flag('SANDBOX_ALLOW_PRIVATE_NOTIFICATION_URLS', env.SANDBOX_ALLOW_PRIVATE_NOTIFICATION_URLS, true),
+    billingPollIntervalMs: milliseconds('BILLING_POLL_INTERVAL_MS', env.BILLING_POLL_INTERVAL_MS, 60_000),
+    notificationPollIntervalMs: milliseconds('NOTIFICATION_POLL_INTERVAL_MS', env.NOTIFICATION_POLL_INTERVAL_MS, 500),
+    // The contract's 30 s; tests set a few milliseconds to see retries happen.
+    notificationRetryBaseMs: milliseconds('NOTIFICATION_RETRY_BASE_MS', env.NOTIFICATION_RETRY_BASE_MS, 30_000),
   };
 }

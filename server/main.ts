@@ -2,10 +2,12 @@
 // SIGTERM/SIGINT: no new connections, in-flight requests finish, the store closes, exit 0.
 import type { AddressInfo } from 'node:net';
 import { createApp } from './app.ts';
+import { notificationDeliveryWorker } from './checkout/notification-delivery.ts';
 import { loadConfig } from './config.ts';
 import { createLogger } from './http/logging.ts';
 import { ensureDemoSeller } from './sandbox/demo-seller.ts';
 import { migrate } from './store/migrate.ts';
+import { createBillingWorker } from './subscription/billing-worker.ts';
 import { openStore } from './store/store.ts';
 
 const SHUTDOWN_GRACE_MS = 10_000;
@@ -17,6 +19,11 @@ const applied = await migrate(store);
 if (applied.length) logger.info({ applied }, 'Migrations applied');
 await ensureDemoSeller(store, config.demoClient, logger);
 const app = await createApp({ store, config, logger });
+// Merchant notifications: pending deliveries (also those left by a previous run) go out once listening.
+const deliveryWorker = notificationDeliveryWorker({ store, logger, config });
+// Subscriptions bill on real time (those on a sandbox test clock bill when their clock is advanced).
+const billing = createBillingWorker({ store, logger, pollIntervalMs: config.billingPollIntervalMs });
+billing.start();
 
 // Express 5 hands a listen error (port taken, say) to this callback.
 const server = app.listen(config.port, config.host, (error?: Error) => {
@@ -25,6 +32,7 @@ const server = app.listen(config.port, config.host, (error?: Error) => {
     void store.close().finally(() => process.exit(1));
     return;
   }
+  deliveryWorker.start();
   const { port } = server.address() as AddressInfo;
   const host = config.host === '0.0.0.0' || config.host === '::' ? 'localhost' : config.host;
   const url = `http://${host}:${port}`;
@@ -52,7 +60,10 @@ function shutdown(signal: string) {
   logger.info({ signal }, 'Shutting down: finishing in-flight requests');
   // Connections still busy after the grace period are cut, so the process always ends.
   setTimeout(() => server.closeAllConnections(), SHUTDOWN_GRACE_MS).unref();
+  const billingStopped = billing.stop(); // no new tick; the charge in progress commits (or rolls back whole)
   server.close(async () => {
+    await billingStopped;
+    await deliveryWorker.stop(); // the attempt in flight is recorded before the store closes
     await store.close();
     logger.info('Stopped');
     process.exit(0);

@@ -263,7 +263,7 @@ const RECURRENCE_MODULES = { subscription: 'be-subscription', plan: 'be-plan', '
  * are the area's fixed texts, so a 401 says `Unauthorized` whatever the reason.
  */
 function recurrenceError(e: ApiError, area: keyof typeof RECURRENCE_MODULES): RenderedError {
-  const message = e.status === 401 ? statusMessage(401) : e.message;
+  const message = e.status === 401 || e.status === 429 ? statusMessage(e.status) : e.message;
   const body: Record<string, unknown> = { message, name: RECURRENCE_MODULES[area], status_code: e.status, ...e.fields };
   if (e.status === 400 && e.problems.length) {
     body.details = e.problems.map((p) => ({

@@ -14,11 +14,20 @@ export interface NotificationTarget {
   password: string;
 }
 
+/** A configured URL that the URL rule no longer allows (say, a private address on a shared sandbox). */
+export interface RefusedTarget {
+  url: string;
+  refused: string;
+}
+
 export interface DeliveryWorkerOptions {
   store: Store;
   logger: Logger;
-  /** The seller's current target, read at each attempt (a changed configuration applies to later attempts). */
-  resolveTarget: (sellerId: string) => Promise<NotificationTarget | undefined>;
+  /**
+   * The seller's current target, read at each attempt (a changed configuration applies to later
+   * attempts). `refused` is a URL that may no longer be called: the attempt fails without a send.
+   */
+  resolveTarget: (sellerId: string) => Promise<NotificationTarget | RefusedTarget | undefined>;
   policy?: RetryPolicy;
   /** How often to look for due deliveries. */
   pollIntervalMs?: number;
@@ -68,17 +77,18 @@ export function createDeliveryWorker(options: DeliveryWorkerOptions) {
   async function attempt(delivery: DeliveryRow): Promise<void> {
     const number = delivery.attempts + 1;
     const startedAt = now();
-    const target = await resolveTarget(delivery.seller_id);
+    const resolved = await resolveTarget(delivery.seller_id);
+    const target = resolved && !('refused' in resolved) ? resolved : undefined;
     const outcome: AttemptOutcome = target
       ? await post(doFetch, target, delivery.payload, policy.attemptTimeoutMs)
-      : { latencyMs: 0, error: 'no notification URL is configured for the seller' };
+      : { latencyMs: 0, error: resolved && 'refused' in resolved ? `notification URL refused: ${resolved.refused}` : 'no notification URL is configured for the seller' };
     await store.transaction(async (tx) => {
       const r = notificationRepository(tx);
       await r.recordAttempt({
         deliveryId: delivery.delivery_id,
         attempt: number,
         started_at: startedAt,
-        url: target?.url ?? null,
+        url: resolved?.url ?? null,
         status_code: outcome.statusCode ?? null,
         latency_ms: outcome.latencyMs,
         error: outcome.error ?? (isReceived(outcome.statusCode) ? null : `answered ${outcome.statusCode}, not 200`),

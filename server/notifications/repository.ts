@@ -104,6 +104,12 @@ export function notificationRepository(db: Queryable) {
       return rows[0] && delivery(rows[0]);
     },
 
+    /** Any seller's delivery (the sandbox's delivery log, behind the administration token). */
+    async findById(deliveryId: string): Promise<DeliveryRow | undefined> {
+      const { rows } = await db.query<DeliveryRow>(`SELECT * FROM notification_deliveries WHERE delivery_id = $1`, [deliveryId]);
+      return rows[0] && delivery(rows[0]);
+    },
+
     async listForSeller(sellerId: string, limit = 100): Promise<DeliveryRow[]> {
       const { rows } = await db.query<DeliveryRow>(
         `SELECT * FROM notification_deliveries WHERE seller_id = $1 ORDER BY created_at DESC, delivery_id LIMIT $2`,

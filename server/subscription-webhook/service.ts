@@ -8,6 +8,7 @@ import { isoSeconds, planRepository } from '../plan/repository.ts';
 import { planOfSeller } from '../plan/service.ts';
 import type { Store } from '../store/store.ts';
 import { isInFlight, nextScheduledDate, paymentTransitionAllowed, recordAttemptResult } from '../subscription/billing.ts';
+import { notifyChargeResult } from '../subscription/charge-notification.ts';
 import { errorPayment } from '../subscription/presenter.ts';
 import { subscriptionRepository, type PaymentRow, type PaymentStatus } from '../subscription/repository.ts';
 import { subscriptionOfSeller } from '../subscription/service.ts';
@@ -105,6 +106,11 @@ export async function applySubscriptionEvent(store: Store, input: ApplyEventInpu
       const effect = await recordAttemptResult(repo, { subscription, installments, installment, paymentStatus: to, billingCycle: plan.period.billing_cycle });
       status = effect.subscriptionStatus;
       installments = await repo.listInstallments(subscription.subscriptionId);
+    }
+    // A charge's result reaches the merchant like any other (nothing for a refund or a mere authorization).
+    if (isInFlight(payment.status)) {
+      const plan = await planOfSeller(planRepository(tx), sellerId, subscription.planId);
+      await notifyChargeResult(tx, { subscription, plan, payment: settled, at: now });
     }
     const next = nextScheduledDate(status, installments);
     const result: SubscriptionEventResult = {

@@ -27,6 +27,8 @@ export interface SubscriptionRow {
   shippings: Schemas['SubscriptionShipping'][] | null;
   device: Schemas['SubscriptionDevice'] | null;
   shippingAmount: number;
+  /** The sandbox test clock the subscription lives on; null = real time. */
+  testClockId: string | null;
 }
 
 /** scheduled → processing → paid, or → retrying → processing …, or failed; void when billing stopped first. */
@@ -79,7 +81,7 @@ const SUBSCRIPTION_COLUMNS = `subscription_id AS "subscriptionId", seller_id AS 
   order_id AS "orderId", customer_id AS "customerId", installment_start_date::text AS "installmentStartDate",
   create_date AS "createDate", payment_date AS "paymentDate", status, status_details AS "statusDetails",
   payment_method AS "paymentMethod", payment_type AS "paymentType", card_number_token AS "cardNumberToken",
-  shippings, device, shipping_amount AS "shippingAmount"`;
+  shippings, device, shipping_amount AS "shippingAmount", test_clock_id AS "testClockId"`;
 
 const INSTALLMENT_COLUMNS = `installment, original_scheduled_date::text AS "originalScheduledDate",
   original_amount AS "originalAmount", scheduled_date::text AS "scheduledDate", amount, floating, status, attempts,
@@ -97,12 +99,12 @@ export function subscriptionRepository(db: Queryable) {
       await db.query(
         `INSERT INTO subscriptions (subscription_id, seller_id, plan_id, order_id, customer_id, installment_start_date,
            create_date, payment_date, status, status_details, payment_method, payment_type, card_number_token, shippings,
-           device, shipping_amount)
-         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16)`,
+           device, shipping_amount, test_clock_id)
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17)`,
         [
           s.subscriptionId, s.sellerId, s.planId, s.orderId, s.customerId, s.installmentStartDate, s.createDate, s.paymentDate,
           s.status, s.statusDetails, s.paymentMethod, json(s.paymentType), s.cardNumberToken, json(s.shippings), json(s.device),
-          s.shippingAmount,
+          s.shippingAmount, s.testClockId,
         ],
       );
     },

@@ -8,7 +8,9 @@ import { recurrenceError, type RecurrenceErrorFields } from '../plan/errors.ts';
 import { planRepository, type RecurrenceSeller, type StoredPlan } from '../plan/repository.ts';
 import { auditActor, planOfSeller } from '../plan/service.ts';
 import type { Queryable, Store } from '../store/store.ts';
+import { testClockRepository } from '../sandbox/test-clocks/repository.ts';
 import { chargeInstallment, FINAL_SUBSCRIPTION_STATUSES } from './billing.ts';
+import { notifyChargeResult } from './charge-notification.ts';
 import { errorPayment, floatingDataOf, presentSubscription, type Subscription, type SubscriptionFloatingData } from './presenter.ts';
 import {
   subscriptionRepository,
@@ -158,12 +160,15 @@ export interface CreateSubscriptionInput {
  * stored when a check fails.
  */
 export async function createSubscription(store: Store, input: CreateSubscriptionInput): Promise<Subscription> {
-  const { token, body, now = new Date() } = input;
+  const { token, body } = input;
   const sellerId = token.sellerId;
   requireCardFieldsOutsideArgentina(body, token.country, sellerId);
   return store.transaction(async (tx) => {
     const plans = planRepository(tx);
     const repo = subscriptionRepository(tx);
+    // A customer attached to a sandbox test clock subscribes on the clock's time (its own time line).
+    const clock = await testClockRepository(tx).clockOfCustomer(sellerId, body.customer_id);
+    const now = clock?.frozenTime ?? input.now ?? new Date();
     const seller = await plans.findSeller(sellerId);
     try {
       requireRecurrenceProduct(seller);
@@ -203,11 +208,13 @@ export async function createSubscription(store: Store, input: CreateSubscription
       shippings: body.subscription.shippings ?? null,
       device: body.device ?? null,
       shippingAmount: (body.subscription.shippings ?? []).reduce((sum, s) => sum + (s.shipping_amount ?? 0), 0),
+      testClockId: clock?.testClockId ?? null,
     };
     await repo.insertSubscription(subscription);
     await repo.insertInstallments(subscription.subscriptionId, sellerId, installments);
     if (!scheduled) {
-      await chargeInstallment(repo, { subscription, installments, installment: installments[0]!, billingCycle: plan.period.billing_cycle, currency: plan.currency, now });
+      const { payment } = await chargeInstallment(repo, { subscription, installments, installment: installments[0]!, billingCycle: plan.period.billing_cycle, currency: plan.currency, now });
+      if (payment) await notifyChargeResult(tx, { subscription, plan, payment, at: now });
     }
     await plans.recordAudit({ sellerId, actor: auditActor(input.username, token), clientId: token.clientId, action: 'subscription.create', objectId: subscription.subscriptionId });
     return answer(repo, plan, subscription.subscriptionId, sellerId, false);
@@ -254,12 +261,14 @@ export async function updateFloatingInstallment(
   store: Store,
   input: { token: AccessTokenClaims; subscriptionId: string; installment: number; change: FloatingInstallmentUpdate; username?: string; now?: Date },
 ): Promise<{ subscription_id: string; floating_data: SubscriptionFloatingData[] }> {
-  const { token, subscriptionId, installment: number, change, now = new Date() } = input;
+  const { token, subscriptionId, installment: number, change } = input;
   const sellerId = token.sellerId;
   return store.transaction(async (tx) => {
     requireRecurrenceProduct(await planRepository(tx).findSeller(sellerId));
     const repo = subscriptionRepository(tx);
     const subscription = await subscriptionOfSeller(repo, sellerId, subscriptionId, true);
+    // "Today" of a subscription on a sandbox test clock is the clock's.
+    const now = input.now ?? (await testClockRepository(tx).timeOfSubscription(subscriptionId)) ?? new Date();
     const refuse = (message: string, payments?: ReturnType<typeof errorPayment>[]) =>
       recurrenceError(422, message, { combined_id: subscriptionId, order_id: subscription.orderId, seller_id: sellerId, payments });
     if (!subscriptionAcceptsChanges(subscription)) throw refuse(MESSAGES.notActive);

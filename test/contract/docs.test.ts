@@ -68,6 +68,10 @@ describe('the HTML reference, rendered in Chromium', () => {
           const w = window as unknown as { seen?: Set<string> };
           w.seen ??= new Set<string>();
           for (const a of document.querySelectorAll('a[href^="#/"]')) w.seen.add(a.getAttribute('href')!.split('/').pop()!);
+          // A tag's overview lists its first operations and folds the rest behind "+ Show".
+          for (const el of document.querySelectorAll('button, span, div')) {
+            if (el.childElementCount === 0 && /^\+?\s*Show$/.test(el.textContent?.trim() ?? '')) (el as HTMLElement).click();
+          }
           window.scrollBy(0, window.innerHeight);
           return [...w.seen];
         });

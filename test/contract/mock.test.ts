@@ -67,7 +67,20 @@ describe('Prism mock of the joined bundle', () => {
   it('covers the 15 operations of the seed, plus the reference-only sandbox area', () => {
     const sandbox = operations.filter((o) => o.path.startsWith('/sandbox/v1/'));
     expect(sandbox.map((o) => o.operationId).sort()).toEqual(
-      ['createSandboxPaymentLink', 'createSandboxPlan', 'createSandboxSeller', 'getSandboxJwks'],
+      [
+        'advanceSandboxTestClock',
+        'cancelSandboxSubscription',
+        'createSandboxPaymentLink',
+        'createSandboxPlan',
+        'createSandboxSeller',
+        'createSandboxTestClock',
+        'getSandboxJwks',
+        'getSandboxNotification',
+        'getSandboxTestClock',
+        'listSandboxNotifications',
+        'listSandboxSubscriptionCharges',
+        'redeliverSandboxNotification',
+      ],
     );
     expect(operations.filter((o) => !sandbox.includes(o)).map((o) => o.operationId).sort()).toEqual(
       [

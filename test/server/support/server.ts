@@ -38,7 +38,8 @@ export const ISSUER = 'http://localhost:8080';
 
 /** Config for a test server; `apiSpec` is set by startTestServer unless given. */
 export function testConfig(overrides: Partial<Config> = {}): Config {
-  return { ...loadConfig({}), host: '127.0.0.1', port: 0, dataDir: undefined, logLevel: 'info', ...overrides };
+  // No rate limit unless a test asks for one: suites send bursts from one client on purpose.
+  return { ...loadConfig({}), host: '127.0.0.1', port: 0, dataDir: undefined, logLevel: 'info', rateLimit: { limit: 0, windowMs: 1000 }, ...overrides };
 }
 
 /** Log lines as parsed JSON. */

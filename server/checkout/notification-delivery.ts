@@ -1,0 +1,36 @@
+// The delivery worker as the server runs it: the seller's notification configuration is the target,
+// checked again with the URL rule at each attempt, and the contract's retry policy, scaled by config.
+import type { Logger } from 'pino';
+import type { Config } from '../config.ts';
+import { createDeliveryWorker, type DeliveryWorker, type NotificationTarget, type RefusedTarget } from '../notifications/delivery.ts';
+import { CONTRACT_RETRY_POLICY, type RetryPolicy } from '../notifications/retry-policy.ts';
+import type { Store } from '../store/store.ts';
+import { notificationUrlProblem } from '../web-checkout/notification-url.ts';
+import { webCheckoutRepository } from '../web-checkout/repository.ts';
+
+/** The contract's policy with its delays scaled so that the first retry waits `baseDelayMs` (30 s by default). */
+export function retryPolicyOf(config: Pick<Config, 'notificationRetryBaseMs'>): RetryPolicy {
+  const scale = config.notificationRetryBaseMs / CONTRACT_RETRY_POLICY.baseDelayMs;
+  return { ...CONTRACT_RETRY_POLICY, baseDelayMs: config.notificationRetryBaseMs, maxDelayMs: Math.round(CONTRACT_RETRY_POLICY.maxDelayMs * scale) };
+}
+
+/** The seller's configured notification, or the reason its URL may not be called any more. */
+export function notificationTargetOf(store: Store, allowPrivateNotificationUrls: boolean) {
+  return async (sellerId: string): Promise<NotificationTarget | RefusedTarget | undefined> => {
+    const c = await webCheckoutRepository(store).findTechnicalConfiguration(sellerId);
+    if (!c?.notificationUrl || c.notificationUser === null || c.notificationPassword === null) return undefined;
+    const refused = notificationUrlProblem(c.notificationUrl, allowPrivateNotificationUrls);
+    if (refused) return { url: c.notificationUrl, refused };
+    return { url: c.notificationUrl, user: c.notificationUser, password: c.notificationPassword };
+  };
+}
+
+export function notificationDeliveryWorker(deps: { store: Store; logger: Logger; config: Config }): DeliveryWorker {
+  return createDeliveryWorker({
+    store: deps.store,
+    logger: deps.logger,
+    resolveTarget: notificationTargetOf(deps.store, deps.config.allowPrivateNotificationUrls),
+    policy: retryPolicyOf(deps.config),
+    pollIntervalMs: deps.config.notificationPollIntervalMs,
+  });
+}

@@ -1,0 +1,192 @@
+// The hosted pages, HTML for people (mounted before the contract's validator, like /docs):
+// a payment intent's checkout at its redirect_url, and each payment link's public page.
+import { randomBytes } from 'node:crypto';
+import express, { Router, type Request, type Response } from 'express';
+import type { Logger } from 'pino';
+import { orderTotal } from '../payment-link/orders.ts';
+import type { Store } from '../store/store.ts';
+import type { Config } from '../config.ts';
+import { DOCUMENT_TYPES_BY_COUNTRY } from '../web-checkout/service.ts';
+import { frontendOfForm } from './notification.ts';
+import { checkoutPage, contentSecurityPolicy, layoutOf, messagePage, type CheckoutPageModel } from './pages.ts';
+import { offeredMethods, pageInstallmentOptions } from './payment-methods.ts';
+import type { PaymentMethods } from '../payment-link/payment-methods.ts';
+import { PageError, payableIntent, payableLink, payPaymentIntent, payPaymentLink, type IntentPage, type LinkPage } from './service.ts';
+
+const HEADINGS: Record<PageError['kind'], string> = {
+  not_found: 'Checkout not found',
+  expired: 'No longer available',
+  already_paid: 'Already paid',
+  inactive: 'Not available',
+  form: 'Check your details',
+};
+
+/** Card fields are never echoed back into a re-rendered form. */
+const NOT_ECHOED = new Set(['card_number', 'security_code', 'expiry', 'cardholder_name']);
+const echoed = (form: Record<string, unknown>) => Object.fromEntries(Object.entries(form).filter(([k]) => !NOT_ECHOED.has(k)));
+
+/** `url` with the payment intent id as a query parameter (contract decision of this package). */
+export function merchantRedirect(url: string, params: Record<string, string>): string {
+  const target = new URL(url);
+  for (const [key, value] of Object.entries(params)) target.searchParams.set(key, value);
+  return target.toString();
+}
+
+function send(res: Response, status: number, html: string, nonce?: string) {
+  res.status(status).set({
+    'content-type': 'text/html; charset=utf-8',
+    'cache-control': 'no-store',
+    'x-content-type-options': 'nosniff',
+    'referrer-policy': 'no-referrer',
+    'content-security-policy': contentSecurityPolicy(nonce ?? randomBytes(16).toString('base64')),
+  }).send(html);
+}
+
+export function checkoutPages(deps: { store: Store; config: Config; logger: Logger; now?: () => Date }): Router {
+  const { store, config } = deps;
+  const now = deps.now ?? (() => new Date());
+  const router = Router();
+  router.use(['/checkout', '/pay'], express.urlencoded({ extended: false, limit: '32kb' }));
+  const plainLayout = layoutOf({ primaryColor: '#0B3B8C', accentColor: '#F5A623', typeFace: 'Platform Micro Text' });
+
+  function sendError(res: Response, error: unknown) {
+    if (!(error instanceof PageError)) throw error;
+    send(res, error.status, messagePage({ title: HEADINGS[error.kind], heading: HEADINGS[error.kind], text: error.message, layout: plainLayout }));
+  }
+
+  function intentModel(page: IntentPage, nonce: string, error?: string): CheckoutPageModel {
+    const { intent, seller, configuration } = page;
+    const verification = intent.flow === 'card_verification';
+    const payments = seller.payments as PaymentMethods;
+    const products = (intent.products ?? []) as Array<{ title: string; value: number; quantity: number }>;
+    return {
+      tradeName: seller.tradeName,
+      layout: layoutOf(configuration),
+      country: seller.country,
+      currency: intent.currency ?? seller.currencies[0]!,
+      lines: products.map((p) => ({ title: p.title, quantity: p.quantity, amount: p.value })),
+      shippingAmount: Number((intent.shipping as { shipping_amount?: number } | null)?.shipping_amount ?? 0),
+      total: intent.amount ?? 0,
+      verification,
+      methods: offeredMethods(seller.country, payments, intent.flow),
+      installments: verification ? [] : pageInstallmentOptions(payments),
+      action: `/checkout/${intent.paymentIntentId}/pay`,
+      error,
+      nonce,
+    };
+  }
+
+  function linkModel(page: LinkPage, nonce: string, values: Record<string, unknown>, error?: string): CheckoutPageModel {
+    const { link, seller, configuration } = page;
+    return {
+      tradeName: seller.tradeName,
+      layout: layoutOf(configuration),
+      country: seller.country,
+      currency: link.currency,
+      lines: link.products.map((p) => ({ title: p.title, quantity: p.quantity ?? 1, amount: p.amount })),
+      shippingAmount: link.shippingAmount,
+      total: orderTotal(link),
+      methods: offeredMethods(seller.country, link.payment),
+      installments: pageInstallmentOptions(link.payment),
+      action: `/pay/${encodeURIComponent(link.shortId)}`,
+      buyer: { documentTypes: DOCUMENT_TYPES_BY_COUNTRY[seller.country] ?? [], deliveryAddress: link.requestDeliveryAddress, values },
+      error,
+      nonce,
+    };
+  }
+
+  const ipOf = (req: Request) => req.ip ?? req.socket.remoteAddress ?? '0.0.0.0';
+  const nonce = () => randomBytes(16).toString('base64');
+
+  router.get('/checkout/:paymentIntentId', async (req, res) => {
+    try {
+      const page = await payableIntent(store, req.params.paymentIntentId, now());
+      const n = nonce();
+      send(res, 200, checkoutPage(intentModel(page, n)), n);
+    } catch (error) {
+      sendError(res, error);
+    }
+  });
+
+  router.post('/checkout/:paymentIntentId/pay', async (req, res) => {
+    const id = req.params.paymentIntentId;
+    const form = (req.body ?? {}) as Record<string, unknown>;
+    try {
+      const outcome = await payPaymentIntent(store, { paymentIntentId: id, form, frontend: frontendOfForm(form, { link: `${config.publicBaseUrl}/checkout/${id}`, ip: ipOf(req) }), now: now() });
+      const authorized = outcome.result.status === 'Authorized';
+      const target = authorized ? outcome.configuration.successUrl : outcome.configuration.errorUrl;
+      if (target) return res.redirect(303, merchantRedirect(target, { payment_intent_id: id }));
+      send(
+        res,
+        200,
+        messagePage({
+          title: authorized ? 'Payment authorized' : 'Payment denied',
+          heading: authorized ? (outcome.intent.flow === 'card_verification' ? 'Card verified' : 'Payment authorized') : 'Payment denied',
+          text: authorized ? 'Thank you. You can close this page.' : `${outcome.result.returnMessage}. You can try again with another card.`,
+          layout: layoutOf(outcome.configuration),
+          tradeName: outcome.seller.tradeName,
+          ...(authorized ? {} : { link: { href: `/checkout/${id}`, label: 'Try again' } }),
+        }),
+      );
+    } catch (error) {
+      if (error instanceof PageError && error.kind === 'form') {
+        try {
+          const page = await payableIntent(store, id, now());
+          const n = nonce();
+          return send(res, 422, checkoutPage(intentModel(page, n, error.message)), n);
+        } catch (again) {
+          return sendError(res, again);
+        }
+      }
+      sendError(res, error);
+    }
+  });
+
+  router.get('/pay/:shortId', async (req, res) => {
+    try {
+      const page = await payableLink(store, req.params.shortId, now());
+      const n = nonce();
+      send(res, 200, checkoutPage(linkModel(page, n, {})), n);
+    } catch (error) {
+      sendError(res, error);
+    }
+  });
+
+  router.post('/pay/:shortId', async (req, res) => {
+    const shortId = req.params.shortId;
+    const form = (req.body ?? {}) as Record<string, unknown>;
+    try {
+      const frontend = frontendOfForm(form, { link: `${config.publicBaseUrl}/pay/${encodeURIComponent(shortId)}`, ip: ipOf(req) });
+      const outcome = await payPaymentLink(store, { shortId, form, frontend, now: now() });
+      const authorized = outcome.result.status === 'Authorized';
+      // A link's buyer is not on the merchant's site: the link page shows the result itself.
+      send(
+        res,
+        200,
+        messagePage({
+          title: authorized ? 'Payment authorized' : 'Payment denied',
+          heading: authorized ? 'Payment authorized' : 'Payment denied',
+          text: authorized
+            ? `Thank you. Your order ${outcome.orderId} is confirmed.`
+            : `${outcome.result.returnMessage}. Your order ${outcome.orderId} was not paid; you can try again.`,
+          layout: layoutOf(outcome.configuration),
+          tradeName: outcome.seller.tradeName,
+          ...(authorized ? {} : { link: { href: `/pay/${encodeURIComponent(shortId)}`, label: 'Try again' } }),
+        }),
+      );
+    } catch (error) {
+      if (error instanceof PageError && error.kind === 'form') {
+        try {
+          const page = await payableLink(store, shortId, now());
+          const n = nonce();
+          return send(res, 422, checkoutPage(linkModel(page, n, echoed(form), error.message)), n);
+        } catch (again) {
+          return sendError(res, again);
+        }
+      }
+      sendError(res, error);
+    }
+  });
+
+  return router;
+}

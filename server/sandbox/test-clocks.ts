@@ -1,0 +1,26 @@
+// HTTP ↔ domain for sandbox test clocks and the sandbox's subscription calls (reference-only; the
+// admin token is checked before this router, by the contract's security).
+import type { AreaRoutes } from '../app.ts';
+import { typedRouter } from '../http/typed-router.ts';
+import { advanceTestClock, cancelSubscription, createTestClock, getTestClock, listSubscriptionCharges } from './test-clocks/service.ts';
+
+export const sandboxTestClockRoutes: AreaRoutes = ({ store, logger }) => {
+  return typedRouter()
+    .post('/sandbox/v1/test-clocks', async (req, res) => {
+      res.status(201).json(await createTestClock(store, req.body));
+    })
+    .get('/sandbox/v1/test-clocks/{test_clock_id}', async (req, res) => {
+      res.status(200).json(await getTestClock(store, req.params.test_clock_id));
+    })
+    .post('/sandbox/v1/test-clocks/{test_clock_id}/advance', async (req, res) => {
+      const { clock, durationMs } = await advanceTestClock(store, req.params.test_clock_id, req.body.frozen_time);
+      logger.info({ testClockId: clock.test_clock_id, chargesRun: clock.charges_run, durationMs: Math.round(durationMs) }, 'Test clock advanced');
+      res.status(200).json(clock);
+    })
+    .post('/sandbox/v1/subscriptions/{subscription_id}/cancel', async (req, res) => {
+      res.status(200).json(await cancelSubscription(store, req.params.subscription_id));
+    })
+    .get('/sandbox/v1/subscriptions/{subscription_id}/charges', async (req, res) => {
+      res.status(200).json(await listSubscriptionCharges(store, req.params.subscription_id));
+    }).router;
+};
