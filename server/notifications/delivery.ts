@@ -4,6 +4,7 @@
 // FOR UPDATE SKIP LOCKED, and a worker that dies mid-attempt leaves a lease that simply expires.
 import type { Logger } from 'pino';
 import type { Store } from '../store/store.ts';
+import { createPoller } from '../workers/poller.ts';
 import { notificationRepository, type DeliveryRow } from './repository.ts';
 import { CONTRACT_RETRY_POLICY, delayAfterAttempt, isReceived, type RetryPolicy } from './retry-policy.ts';
 
@@ -70,9 +71,6 @@ export function createDeliveryWorker(options: DeliveryWorkerOptions) {
   const repo = notificationRepository(store);
   // Long enough to cover one attempt; a crashed worker's rows come back after it.
   const leaseMs = policy.attemptTimeoutMs + 5_000;
-  let timer: NodeJS.Timeout | undefined;
-  let running: Promise<number> | undefined;
-  let stopped = false;
 
   async function attempt(delivery: DeliveryRow): Promise<void> {
     const number = delivery.attempts + 1;
@@ -110,33 +108,8 @@ export function createDeliveryWorker(options: DeliveryWorkerOptions) {
     return due.length;
   }
 
-  function schedule() {
-    if (stopped) return;
-    timer = setTimeout(async () => {
-      running = runOnce().catch((error) => {
-        logger.error({ err: error }, 'notification delivery pass failed');
-        return 0;
-      });
-      await running;
-      running = undefined;
-      schedule();
-    }, options.pollIntervalMs ?? 500);
-    timer.unref();
-  }
-
-  return {
-    runOnce,
-    start() {
-      stopped = false;
-      schedule();
-    },
-    /** Stops polling and waits for the pass in flight, so no attempt is cut in half. */
-    async stop() {
-      stopped = true;
-      if (timer) clearTimeout(timer);
-      await running;
-    },
-  };
+  const poller = createPoller(runOnce, { intervalMs: options.pollIntervalMs ?? 500, logger, name: 'notification delivery' });
+  return { runOnce, start: poller.start, stop: poller.stop };
 }
 
 export type DeliveryWorker = ReturnType<typeof createDeliveryWorker>;

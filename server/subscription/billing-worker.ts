@@ -21,6 +21,7 @@ import { billingRepository, type DueCharge, type DueExpiry } from './billing-rep
 import { notifyChargeResult } from './charge-notification.ts';
 import { subscriptionRepository } from './repository.ts';
 import { utcDate } from './schedule.ts';
+import { createPoller } from '../workers/poller.ts';
 
 /** A time line: real time (`testClockId` null) or a test clock's, run up to `until`. */
 export interface TimeLine {
@@ -150,40 +151,12 @@ export interface BillingWorkerOptions {
 /** The real-time billing worker: a tick every `pollIntervalMs`, stopped (after its tick) by `stop()`. */
 export function createBillingWorker(options: BillingWorkerOptions) {
   const { store, logger, pollIntervalMs, batchSize = 500, now = () => new Date() } = options;
-  let timer: NodeJS.Timeout | undefined;
-  let running: Promise<void> | undefined;
-  let stopped = false;
 
   async function tick(): Promise<number> {
     const at = now();
     return runDueBilling(store, { testClockId: null, floor: at, until: at }, { maxEvents: batchSize });
   }
 
-  function schedule() {
-    if (stopped) return;
-    timer = setTimeout(() => {
-      running = tick()
-        .then((ran) => void (ran && logger.info({ ran }, 'Billing: due charges run')))
-        .catch((err) => logger.error({ err }, 'Billing tick failed; retried next tick'))
-        .finally(() => {
-          running = undefined;
-          schedule();
-        });
-    }, pollIntervalMs);
-    timer.unref();
-  }
-
-  return {
-    tick,
-    start() {
-      stopped = false;
-      schedule();
-    },
-    /** No new tick; resolves when the running one has committed. */
-    async stop() {
-      stopped = true;
-      if (timer) clearTimeout(timer);
-      await running;
-    },
-  };
+  const poller = createPoller(tick, { intervalMs: pollIntervalMs, logger, name: 'billing' });
+  return { tick, start: poller.start, stop: poller.stop };
 }
