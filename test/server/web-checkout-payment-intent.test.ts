@@ -1,14 +1,11 @@
 // POST /dpy/web-checkout/v1/payment-intent through the whole server (joined bundle, validation both
 // ways): every status it can answer, the exact body, and what is stored, on every store under test.
-import { SignJWT } from 'jose';
 import type { Response } from 'supertest';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { loadSigningKeys } from '../../server/authentication/keys.ts';
-import { authenticationRepository } from '../../server/authentication/repository.ts';
 import { DEMO_SELLER, DEMO_SELLER_ID } from '../../server/sandbox/demo-seller.ts';
 import { webCheckoutRepository } from '../../server/web-checkout/repository.ts';
 import { PLATFORM_BUNDLE } from '../support/contract.ts';
-import { expectNoStackTrace, GATEWAY_SCOPE, ISSUER, startTestServer, tokenForm, type TestServer } from './support/server.ts';
+import { expectNoStackTrace, mintToken, startTestServer, tokenForm, type TestServer } from './support/server.ts';
 import { contractExample, insertTestSeller, storesUnderTest, tokenOf, type TestSeller } from './support/web-checkout.ts';
 
 const PATH = '/dpy/web-checkout/v1/payment-intent';
@@ -198,16 +195,7 @@ describe.each(storesUnderTest())('createPaymentIntent on $name', ({ open }) => {
     });
 
     it('answers a token whose seller id is not a GUID with guid_error', async () => {
-      const keys = await loadSigningKeys(authenticationRepository(server.store));
-      const now = Math.floor(Date.now() / 1000);
-      const token = await new SignJWT({ 'x-seller-id': 'seller-123', country: 'BR', tenant: 'sandbox', scope: GATEWAY_SCOPE })
-        .setProtectedHeader({ alg: 'ES256', kid: keys.kid })
-        .setSubject('c')
-        .setIssuer(ISSUER)
-        .setIssuedAt(now)
-        .setExpirationTime(now + 60)
-        .setJti('j')
-        .sign(keys.privateKey);
+      const token = await mintToken(server, 'seller-123');
       expectError(await post(token, standard()), 400, {
         code: 'guid_error',
         message: 'The seller id must be a valid GUID',

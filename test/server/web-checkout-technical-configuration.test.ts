@@ -1,14 +1,11 @@
 // PATCH /dpy/web-checkout/v1/technical-configurations through the whole server: the merge, the
 // defaults, the write-only password (stored for the webhook, never answered or logged), the URL
 // rules, every status, and two sellers each with their own configuration, on every store under test.
-import { SignJWT } from 'jose';
 import type { Response } from 'supertest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { loadSigningKeys } from '../../server/authentication/keys.ts';
-import { authenticationRepository } from '../../server/authentication/repository.ts';
 import { webCheckoutRepository } from '../../server/web-checkout/repository.ts';
 import { PLATFORM_BUNDLE } from '../support/contract.ts';
-import { expectNoStackTrace, GATEWAY_SCOPE, ISSUER, startTestServer, type TestServer } from './support/server.ts';
+import { expectNoStackTrace, mintToken, startTestServer, type TestServer } from './support/server.ts';
 import { insertTestSeller, storesUnderTest, tokenOf, type TestSeller } from './support/web-checkout.ts';
 
 const PATH = '/dpy/web-checkout/v1/technical-configurations';
@@ -135,16 +132,7 @@ describe.each(storesUnderTest())('updateTechnicalConfiguration on $name', ({ ope
     });
 
     it('answers a token whose seller id is not a GUID with guid_error', async () => {
-      const keys = await loadSigningKeys(authenticationRepository(server.store));
-      const now = Math.floor(Date.now() / 1000);
-      const token = await new SignJWT({ 'x-seller-id': 'seller-123', country: 'BR', tenant: 'sandbox', scope: GATEWAY_SCOPE })
-        .setProtectedHeader({ alg: 'ES256', kid: keys.kid })
-        .setSubject('c')
-        .setIssuer(ISSUER)
-        .setIssuedAt(now)
-        .setExpirationTime(now + 60)
-        .setJti('j')
-        .sign(keys.privateKey);
+      const token = await mintToken(server, 'seller-123');
       const res = await server.http.patch(PATH).set('Authorization', `Bearer ${token}`).send({ success_url: 'https://a.example' });
       expectError(res, 400, { code: 'guid_error', message: 'The seller id must be a valid GUID', details: [{ field: 'token.x-seller-id', message: '"seller-123" is not a valid GUID' }] });
     });

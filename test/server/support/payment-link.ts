@@ -10,6 +10,8 @@ import { freshStore } from './stores.ts';
 export { STORES } from './stores.ts';
 import { GATEWAY_SCOPE, ISSUER, startTestServer, type TestServer } from './server.ts';
 
+export { mintToken } from './server.ts';
+
 export const ADMIN = 'Bearer sandbox-admin-token';
 export const BASE = '/dpy/payment-link/v1';
 
@@ -50,12 +52,6 @@ export async function tokenOf(server: TestServer, clientId: string, clientSecret
 }
 
 /** A token signed with the server's own key, for a seller id of our choosing (a non-GUID, say). */
-export async function mintToken(server: TestServer, sellerId: string): Promise<string> {
-  const keys = await loadSigningKeys(authenticationRepository(server.store));
-  const { accessToken } = await accessTokens(keys, ISSUER).issue({ clientId: 'minted-client', sellerId, country: 'BR', tenant: 'sandbox' });
-  return accessToken;
-}
-
 export const product = (overrides: Record<string, unknown> = {}) => ({ product_type: 'service', title: 'Consultoria', amount: 10000, ...overrides });
 
 /** Creates a link through POST /sandbox/v1/payment-links; answers its body. */

@@ -8,6 +8,9 @@ import { Writable } from 'node:stream';
 import { promisify } from 'node:util';
 import type { Express } from 'express';
 import request from 'supertest';
+import { accessTokens } from '../../../server/authentication/access-tokens.ts';
+import { loadSigningKeys } from '../../../server/authentication/keys.ts';
+import { authenticationRepository } from '../../../server/authentication/repository.ts';
 import { createApp, type AreaRoutes } from '../../../server/app.ts';
 import { loadConfig, type Config } from '../../../server/config.ts';
 import { createLogger } from '../../../server/http/logging.ts';
@@ -115,4 +118,11 @@ export const basic = (id: string, secret: string) => `Basic ${Buffer.from(`${id}
 export function expectNoStackTrace(body: unknown): void {
   const text = typeof body === 'string' ? body : JSON.stringify(body);
   if (/\bat .+\(.+:\d+:\d+\)|\.ts:\d+|node:internal|\bstack\b/i.test(text)) throw new Error(`Error body leaks a stack trace: ${text}`);
+}
+
+/** A token signed with the server's own key for any seller id (a non-GUID one, for guid_error). */
+export async function mintToken(server: TestServer, sellerId: string): Promise<string> {
+  const keys = await loadSigningKeys(authenticationRepository(server.store));
+  const { accessToken } = await accessTokens(keys, ISSUER).issue({ clientId: 'minted-client', sellerId, country: 'BR', tenant: 'sandbox' });
+  return accessToken;
 }
