@@ -13,7 +13,7 @@ INSTALLED := node_modules/.installed
 MOCK_PORT ?= 4010
 DOCS_OUT ?= dist/docs/index.html
 
-.PHONY: help install lint generate check-generated typecheck test mock docs run clean
+.PHONY: help install chromium lint generate check-generated typecheck test mock docs run clean
 
 help: ## List the commands.
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-16s %s\n", $$1, $$2}'
@@ -23,6 +23,12 @@ $(INSTALLED): package.json package-lock.json
 	@touch $@
 
 install: $(INSTALLED) ## Install the npm packages (npm ci) when package-lock.json changed.
+
+# The browser and docs suites drive Debian's Chromium (playwright-core downloads no browser).
+chromium:
+	@command -v chromium >/dev/null || { \
+	  if [ "$$(id -u)" = 0 ]; then apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium; \
+	  else echo "Chromium is needed by the browser tests: sudo apt-get install chromium" >&2; exit 1; fi; }
 
 lint: $(INSTALLED) ## Lint every area of the contract with Redocly (zero errors, zero warnings).
 	$(BIN)/redocly lint --max-problems 200
@@ -36,7 +42,7 @@ check-generated: $(INSTALLED) ## Fail when generated/ is stale against openapi/.
 typecheck: $(INSTALLED) ## Type-check every TypeScript file.
 	$(BIN)/tsc --noEmit -p tsconfig.json
 
-test: $(INSTALLED) lint check-generated typecheck ## Install, lint, check generated/, type-check and run every test.
+test: $(INSTALLED) chromium lint check-generated typecheck ## Install, lint, check generated/, type-check and run every test.
 	$(BIN)/vitest run
 
 mock: $(INSTALLED) ## Serve the joined bundle with the Prism mock on MOCK_PORT (default 4010).
