@@ -6,7 +6,7 @@ import { pino, type DestinationStream, type Logger } from 'pino';
 import { pinoHttp } from 'pino-http';
 
 /** Keys that never reach a log, at any depth up to MAX_DEPTH (card data sits deep in request bodies). */
-const SECRET_KEYS = ['security_code', 'card_number', 'number_token', 'client_secret', 'password', 'cryptogram', 'card.number'];
+const SECRET_KEYS = ['security_code', 'card_number', 'expiry', 'number_token', 'client_secret', 'password', 'cryptogram', 'card.number'];
 const MAX_DEPTH = 6;
 
 function atAnyDepth(key: string): string[] {
