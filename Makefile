@@ -62,5 +62,11 @@ clean: ## Remove build output (not generated/, which is committed).
 build: $(INSTALLED) ## Build the client package to dist/ (ESM + .d.ts), as `npm pack` publishes it.
 	npm run build:client
 
-bench: $(INSTALLED) ## Measure the client's overhead against a plain fetch; writes bench/RESULTS.md.
+bench: $(INSTALLED) ## Measure the client's overhead, and the server against its anchors (autocannon); writes bench/RESULTS.md.
 	$(BIN)/tsx bench/client.ts
+	$(BIN)/tsx bench/server.ts
+
+.PHONY: fuzz
+FUZZ_RUNS ?= 300
+fuzz: $(INSTALLED) ## Long contract fuzzing campaign (FUZZ_RUNS per operation, FUZZ_SEED, FUZZ_OP); prints a summary.
+	FUZZ_SUMMARY=1 FUZZ_RUNS=$(FUZZ_RUNS) FUZZ_SEED=$${FUZZ_SEED:-$$(date +%s)} $(BIN)/vitest run test/robustness/fuzz.test.ts

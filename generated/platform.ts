@@ -4103,6 +4103,18 @@ export interface components {
                 "application/json": components["schemas"]["SandboxError"];
             };
         };
+        /**
+         * @description Request body too large (payload_too_large). **Package decision (the seed does not show body
+         *     limits):** the sandbox accepts JSON bodies up to 1 MiB.
+         */
+        SandboxPayloadTooLarge: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["SandboxError"];
+            };
+        };
         /** @description A rule the schema cannot carry is broken (validation_error). */
         SandboxUnprocessable: {
             headers: {
@@ -5266,6 +5278,7 @@ export interface operations {
                     "application/json": components["schemas"]["SandboxError"];
                 };
             };
+            413: components["responses"]["SandboxPayloadTooLarge"];
             422: components["responses"]["SandboxUnprocessable"];
             500: components["responses"]["SandboxInternalError"];
         };
@@ -5385,6 +5398,7 @@ export interface operations {
             400: components["responses"]["SandboxBadRequest"];
             401: components["responses"]["SandboxUnauthorized"];
             404: components["responses"]["SandboxSellerNotFound"];
+            413: components["responses"]["SandboxPayloadTooLarge"];
             422: components["responses"]["SandboxUnprocessable"];
             500: components["responses"]["SandboxInternalError"];
         };
@@ -5414,6 +5428,7 @@ export interface operations {
             400: components["responses"]["SandboxBadRequest"];
             401: components["responses"]["SandboxUnauthorized"];
             404: components["responses"]["SandboxSellerNotFound"];
+            413: components["responses"]["SandboxPayloadTooLarge"];
             /** @description A customer is already attached to another clock of the seller (validation_error). */
             422: {
                 headers: {
@@ -5487,6 +5502,7 @@ export interface operations {
             400: components["responses"]["SandboxBadRequest"];
             401: components["responses"]["SandboxUnauthorized"];
             404: components["responses"]["SandboxNotFound"];
+            413: components["responses"]["SandboxPayloadTooLarge"];
             /** @description The new time is before the clock's time, or more than 5 years after it (validation_error). */
             422: {
                 headers: {
@@ -5593,6 +5609,7 @@ export interface operations {
             400: components["responses"]["SandboxBadRequest"];
             401: components["responses"]["SandboxUnauthorized"];
             404: components["responses"]["SandboxSellerNotFound"];
+            413: components["responses"]["SandboxPayloadTooLarge"];
             422: components["responses"]["SandboxUnprocessable"];
             500: components["responses"]["SandboxInternalError"];
         };
@@ -5615,6 +5632,7 @@ export interface operations {
                     "application/json": components["schemas"]["JsonWebKeySet"];
                 };
             };
+            400: components["responses"]["SandboxBadRequest"];
             /** @description Too many requests. */
             429: {
                 headers: {

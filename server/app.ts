@@ -98,13 +98,16 @@ export async function createApp(deps: AppDeps, extraAreas: AreaRoutes[] = []): P
       // what the contract rightly has (a relative oauth2 tokenUrl), so it does not check it again.
       validateApiSpec: false,
       // Every broken rule of a request is reported (one detail each), not only the first.
-      validateRequests: { allErrors: true },
+      validateRequests: config.validation === false ? false : { allErrors: true },
       // A response that breaks the contract is a bug: it becomes a 500 and a logged violation.
-      validateResponses: {
-        onError: (error, _body, req) => {
-          throw new ContractViolation(`${req.method} ${req.path}`, req.res?.statusCode ?? 0, error.errors);
-        },
-      },
+      validateResponses:
+        config.validation === false
+          ? false
+          : {
+              onError: (error, _body, req) => {
+                throw new ContractViolation(`${req.method} ${req.path}`, req.res?.statusCode ?? 0, error.errors);
+              },
+            },
       validateSecurity: false, // authenticateByContract did it, before validation
       ignoreUndocumented: false, // a path outside the contract is a 404 in its area's shape
       ignorePaths: (path: string) => undocumented.includes(path),

@@ -31,6 +31,11 @@ export interface Config {
   notificationRetryBaseMs: number;
   /** How often the billing worker looks for due installment charges on real time. */
   billingPollIntervalMs: number;
+  /**
+   * Contract validation of requests and responses (default on). Off only to measure what it costs
+   * (`make bench`): without it the server no longer keeps the contract.
+   */
+  validation?: boolean;
 }
 
 const PACKAGE_ROOT = new URL('..', import.meta.url).pathname;
@@ -90,5 +95,6 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     notificationPollIntervalMs: milliseconds('NOTIFICATION_POLL_INTERVAL_MS', env.NOTIFICATION_POLL_INTERVAL_MS, 500),
     // The contract's 30 s; tests set a few milliseconds to see retries happen.
     notificationRetryBaseMs: milliseconds('NOTIFICATION_RETRY_BASE_MS', env.NOTIFICATION_RETRY_BASE_MS, 30_000),
+    validation: flag('CONTRACT_VALIDATION', env.CONTRACT_VALIDATION, true),
   };
 }

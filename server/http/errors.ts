@@ -139,16 +139,43 @@ type ClientHttpError = Error & { status: number; expose: true; type?: string };
 const isClientHttpError = (e: unknown): e is ClientHttpError =>
   e instanceof Error && (e as Partial<ClientHttpError>).expose === true && typeof (e as Partial<ClientHttpError>).status === 'number';
 
+/**
+ * The validator hands busboy's complaints about an unreadable multipart body (a client's fault) on
+ * as 500s; these are their messages (found by contract fuzzing).
+ */
+const UNREADABLE_MULTIPART = /^(Unexpected end of form|Malformed part header|Unexpected field|Multipart: |Malformed urlencoded form)/;
+
+/**
+ * A number the schema allows but its column cannot hold: PostgreSQL's numeric_value_out_of_range, or
+ * an integer JSON writes in exponent form (1e+308, a JSON Schema integer) that an integer column cannot read.
+ */
+const isOutOfRange = (e: unknown) => {
+  const code = e instanceof Error ? (e as Error & { code?: unknown }).code : undefined;
+  return code === '22003' || (code === '22P02' && /for type (smallint|integer|bigint)\b/.test((e as Error).message));
+};
+
 /** Any thrown value as an ApiError; anything unexpected is a 500 that reveals nothing. */
 export function toApiError(error: unknown): ApiError {
   if (error instanceof ApiError) return error;
   if (error instanceof ContractViolation) return new ApiError(500, undefined, statusMessage(500));
+  if (isValidatorError(error) && error.status === 500 && error.errors.some((e) => UNREADABLE_MULTIPART.test(e.message))) {
+    const message = 'The request body is not a readable multipart/form-data form';
+    return new ApiError(400, undefined, message, [{ location: 'body', pointer: '', message }]);
+  }
+  if (isOutOfRange(error)) {
+    // The contract sets no maximum on these integers; the store's columns do (32-bit counts).
+    const message = 'A number in the request is larger than the platform accepts';
+    return new ApiError(422, undefined, message, [{ location: 'body', pointer: '', message }]);
+  }
   if (isValidatorError(error) && error.status < 500) {
     const problems = error.status === 400 ? oneProblemPerField(error.errors.map(problemOf)) : [];
     return new ApiError(error.status, undefined, statusMessage(error.status), problems, { ...error.headers });
   }
   if (isClientHttpError(error) && error.status >= 400 && error.status < 500) {
     const message = (error.type && BODY_PARSER_MESSAGES[error.type]) || statusMessage(error.status);
+    // A JSON or form body in a charset or encoding the parser cannot read: the parser says 415, which no
+    // operation with such a body documents (contract fuzzing); it is an unreadable body, so a 400.
+    if (error.status === 415 && error.type) return new ApiError(400, undefined, message, [{ location: 'body', pointer: '', message }]);
     // An unreadable body is a problem with the body (400 details); a too large one is not.
     const problems: Problem[] = error.type && error.status === 400 ? [{ location: 'body', pointer: '', message }] : [];
     return new ApiError(error.status, undefined, message, problems);
@@ -276,9 +303,36 @@ function recurrenceError(e: ApiError, area: keyof typeof RECURRENCE_MODULES): Re
   return { status: e.status, headers: e.headers, json: body };
 }
 
+/** What the request's operation documents, as the validator found it (absent outside the contract). */
+export interface DocumentedOperation {
+  responses?: Record<string, unknown>;
+  requestBody?: { content?: Record<string, unknown> };
+}
+
+/**
+ * A refusal the operation does not document, as the status it does document for the same fault
+ * (found by contract fuzzing): a wrong Content-Type (the validator's 415) is an invalid request (400),
+ * and a malformed parameter of an operation without 400 (the public short-id lookup) finds nothing (404).
+ */
+export function asDocumented(e: ApiError, operation: DocumentedOperation | undefined): ApiError {
+  const responses = operation?.responses;
+  if (!responses || e.status >= 500 || String(e.status) in responses) return e;
+  if (e.status === 415 && '400' in responses) {
+    const types = Object.keys(operation.requestBody?.content ?? {});
+    const message =
+      types.length === 1 && types[0] === 'application/json'
+        ? 'The request body must be a JSON object (Content-Type: application/json)'
+        : `The request body must be ${types.join(' or ') || 'absent'}`;
+    return new ApiError(400, undefined, message, [{ location: 'body', pointer: '', message }], e.headers);
+  }
+  if (e.status === 400 && '404' in responses) return new ApiError(404, undefined, statusMessage(404), [], e.headers);
+  if (e.status === 422 && '400' in responses) return new ApiError(400, e.code, e.message, e.problems, e.headers, e.fields);
+  return e;
+}
+
 /** Any error as the body of the request's area. */
-export function renderError(error: unknown, request: { method: string; path: string }): RenderedError {
-  const e = toApiError(error);
+export function renderError(error: unknown, request: { method: string; path: string }, operation?: DocumentedOperation): RenderedError {
+  const e = asDocumented(toApiError(error), operation);
   const area: Area = areaOf(request.path);
   switch (area) {
     case 'token-body-credentials':
@@ -311,7 +365,8 @@ export function errorHandler(logger: Logger): ErrorRequestHandler {
     } else if (toApiError(error).status >= 500) {
       log.error({ err: error }, 'Unexpected error');
     }
-    const rendered = renderError(error, { method: req.method, path: req.path });
+    const operation = (req as { openapi?: { schema?: DocumentedOperation } }).openapi?.schema;
+    const rendered = renderError(error, { method: req.method, path: req.path }, operation);
     res.status(rendered.status).set(rendered.headers);
     if (rendered.text !== undefined) res.type('text/plain').send(rendered.text);
     else res.json(rendered.json);

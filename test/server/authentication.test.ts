@@ -71,10 +71,11 @@ describe('first form: credentials and scope in the form body', () => {
     expect(res.body).toEqual({ error_code: 'payload_too_large', message: 'Request body too large', status_code: 413 });
   });
 
-  it('answers a JSON body with 415 in the first form shape, without a stack trace', async () => {
+  // The contract documents no 415 for the token call: a wrong Content-Type is an invalid request (400).
+  it('answers a JSON body with 400 in the first form shape, without a stack trace', async () => {
     const res = await sandbox.http.post(FIRST_FORM).send(tokenForm());
-    expect(res.status).toBe(415);
-    expect(res.body).toEqual({ error_code: 'unsupported_media_type', message: 'Unsupported media type', status_code: 415 });
+    expect(res.status).toBe(400);
+    expect(res.body).toEqual({ error_code: 'invalid_request', message: 'The request body must be application/x-www-form-urlencoded', status_code: 400 });
     expectNoStackTrace(res.body);
   });
 });

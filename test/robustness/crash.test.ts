@@ -1,0 +1,175 @@
+// Crash safety: the real server process (`tsx server/main.ts`) under a write load (sandbox payment
+// link creations, PATCH of the technical configuration) is killed with SIGKILL, restarted on the
+// same data, and every acknowledged write is there, whole; nothing is half-written. On PGlite (a
+// data directory) always, and on PostgreSQL when DATABASE_URL is set.
+import { randomUUID } from 'node:crypto';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { DEMO_SELLER_ID } from '../../server/sandbox/demo-seller.ts';
+import { openStore } from '../../server/store/store.ts';
+import { PLATFORM_BUNDLE } from '../support/contract.ts';
+import { freePort, startProcess, type Started } from '../support/processes.ts';
+import { DATABASE_URL } from '../server/support/stores.ts';
+import { tokenForm } from '../server/support/server.ts';
+
+const ROOT = new URL('../../', import.meta.url).pathname;
+const ADMIN = 'Bearer sandbox-admin-token';
+const LOAD_MS = 1_500;
+const LINK_WRITERS = 4;
+
+interface Target {
+  name: string;
+  env: Record<string, string>;
+  storeConfig: { dataDir?: string; databaseUrl?: string };
+  cleanup: () => Promise<void>;
+}
+
+async function pgliteTarget(): Promise<Target> {
+  const dataDir = await mkdtemp(join(tmpdir(), 'crash-'));
+  return { name: 'PGlite', env: { DATA_DIR: dataDir, DATABASE_URL: '' }, storeConfig: { dataDir }, cleanup: () => rm(dataDir, { recursive: true, force: true }) };
+}
+
+async function postgresTarget(): Promise<Target> {
+  const schema = `crash_${randomUUID().replace(/-/g, '')}`;
+  const admin = await openStore({ databaseUrl: DATABASE_URL });
+  await admin.exec(`CREATE SCHEMA ${schema}`);
+  await admin.close();
+  const url = new URL(DATABASE_URL!);
+  url.searchParams.set('options', `-c search_path=${schema}`);
+  return {
+    name: 'PostgreSQL',
+    env: { DATABASE_URL: url.toString() },
+    storeConfig: { databaseUrl: url.toString() },
+    cleanup: async () => {
+      const a = await openStore({ databaseUrl: DATABASE_URL });
+      await a.exec(`DROP SCHEMA IF EXISTS ${schema} CASCADE`);
+      await a.close();
+    },
+  };
+}
+
+async function startServer(target: Target): Promise<{ process: Started; url: string }> {
+  const port = await freePort();
+  const process = await startProcess(`${ROOT}node_modules/.bin/tsx`, ['server/main.ts'], /listening on http:\/\/\S+/, {
+    cwd: ROOT,
+    timeoutMs: 15_000,
+    env: { PORT: String(port), HOST: '127.0.0.1', API_SPEC: PLATFORM_BUNDLE, LOG_LEVEL: 'warn', RATE_LIMIT_PER_SECOND: '0', ...target.env },
+  });
+  return { process, url: `http://127.0.0.1:${port}` };
+}
+
+const products = (n: number) => [
+  { product_type: 'service', title: `Consultoria ${n}`, amount: 1000 + n },
+  { product_type: 'digital_content', title: `Curso ${n}`, amount: 2000 + n },
+];
+
+const kinds: Array<() => Promise<Target>> = DATABASE_URL ? [pgliteTarget, postgresTarget] : [pgliteTarget];
+const cleanups: Array<() => Promise<void>> = [];
+afterAll(async () => {
+  for (const c of cleanups) await c();
+});
+
+describe.each(kinds.map((k) => [k === pgliteTarget ? 'PGlite' : 'PostgreSQL', k] as const))('crash safety on %s', (_name, makeTarget) => {
+  it('keeps every acknowledged write, whole, across a SIGKILL mid-load', async () => {
+    const target = await makeTarget();
+    cleanups.push(target.cleanup);
+    let server = await startServer(target);
+    const tokenRes = await fetch(`${server.url}/authentication/oauth2/-core/access_token`, { method: 'POST', body: new URLSearchParams(tokenForm()) });
+    expect(tokenRes.status).toBe(200);
+    const { access_token: token } = (await tokenRes.json()) as { access_token: string };
+
+    const ackedLinks: Array<{ n: number; short_id: string; link_id: string }> = [];
+    const ackedConfigs: number[] = [];
+    let counter = 0;
+    let stop = false;
+    const quietly = <T>(p: Promise<T>) => p.catch(() => undefined); // the kill cuts requests off: no answer, no ack
+
+    const linkWriter = async () => {
+      while (!stop) {
+        const n = counter++;
+        const res = await quietly(
+          fetch(`${server.url}/sandbox/v1/payment-links`, {
+            method: 'POST',
+            headers: { authorization: ADMIN, 'content-type': 'application/json' },
+            body: JSON.stringify({ seller_id: DEMO_SELLER_ID, label: `crash-${n}`, type: 'custom', products: products(n) }),
+          }),
+        );
+        if (!res) return;
+        if (res.status === 201) {
+          const body = (await quietly(res.json())) as { short_id: string; link_id: string } | undefined;
+          if (body) ackedLinks.push({ n, short_id: body.short_id, link_id: body.link_id });
+        } else expect.fail(`link creation answered ${res.status}: ${await res.text()}`);
+      }
+    };
+    // One writer, in sequence: the configuration after the restart is the last acknowledged one or the one in flight.
+    const configWriter = async () => {
+      for (let n = 0; !stop; n++) {
+        const res = await quietly(
+          fetch(`${server.url}/dpy/web-checkout/v1/technical-configurations`, {
+            method: 'PATCH',
+            headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+            body: JSON.stringify({ success_url: `https://loja.example.com/ok/${n}`, error_url: `https://loja.example.com/erro/${n}` }),
+          }),
+        );
+        if (!res) return;
+        if (res.status === 200) ackedConfigs.push(n);
+        else expect.fail(`configuration answered ${res.status}: ${await res.text()}`);
+      }
+    };
+
+    const load = Promise.all([...Array.from({ length: LINK_WRITERS }, linkWriter), configWriter()]);
+    await new Promise((resolve) => setTimeout(resolve, LOAD_MS));
+    server.process.child.kill('SIGKILL');
+    stop = true;
+    await load;
+    const child = server.process.child;
+    if (child.exitCode === null && child.signalCode === null) await new Promise((resolve) => child.once('exit', resolve));
+    expect(ackedLinks.length).toBeGreaterThan(5);
+    expect(ackedConfigs.length).toBeGreaterThan(2);
+
+    server = await startServer(target);
+    try {
+      // Every acknowledged link answers, whole (both products, its own label).
+      for (const link of ackedLinks) {
+        const res = await fetch(`${server.url}/dpy/payment-link/v1/payment-links/by-short-id/${link.short_id}`);
+        expect(res.status, `link crash-${link.n}`).toBe(200);
+        const body = (await res.json()) as Record<string, any>;
+        expect(body.link_id).toBe(link.link_id);
+        expect(body.label).toBe(`crash-${link.n}`);
+      }
+      // The server still takes writes after the restart.
+      const after = await fetch(`${server.url}/sandbox/v1/payment-links`, {
+        method: 'POST',
+        headers: { authorization: ADMIN, 'content-type': 'application/json' },
+        body: JSON.stringify({ seller_id: DEMO_SELLER_ID, label: 'after-restart', type: 'custom', products: products(0) }),
+      });
+      expect(after.status).toBe(201);
+    } finally {
+      await server.process.stop();
+    }
+
+    // The rows themselves, including writes in flight at the kill: each one whole or absent.
+    const store = await openStore(target.storeConfig);
+    try {
+      const { rows } = await store.query<{ label: string; products: unknown; label_folded: string }>(
+        `SELECT label, products, label_folded FROM payment_links WHERE label LIKE 'crash-%'`,
+      );
+      expect(rows.length).toBeGreaterThanOrEqual(ackedLinks.length);
+      for (const row of rows) {
+        const n = Number(row.label.slice('crash-'.length));
+        const stored = (typeof row.products === 'string' ? JSON.parse(row.products) : row.products) as Array<Record<string, unknown>>;
+        expect(stored.map((p) => [p.title, p.amount])).toEqual(products(n).map((p) => [p.title, p.amount]));
+        expect(row.label_folded).toBe(row.label);
+      }
+      const config = await store.query<{ success_url: string; error_url: string }>('SELECT success_url, error_url FROM web_checkout_configurations WHERE seller_id = $1', [DEMO_SELLER_ID]);
+      const { success_url, error_url } = config.rows[0]!;
+      const n = Number(success_url.split('/').pop());
+      expect(error_url).toBe(`https://loja.example.com/erro/${n}`); // both fields of one PATCH, never a mix
+      expect([ackedConfigs.at(-1), ackedConfigs.at(-1)! + 1]).toContain(n); // the last acknowledged, or the one in flight
+    } finally {
+      await store.close();
+    }
+  }, 40_000);
+});
