@@ -17,6 +17,9 @@ export interface Config {
   apiSpec: string;
   /** Requests per client in each window (0: no limit); the contract's 429 with Retry-After. */
   rateLimit: { limit: number; windowMs: number };
+  /** Slow clients: time allowed for the request headers, and for the whole request (Node answers 408). */
+  headersTimeoutMs: number;
+  requestTimeoutMs: number;
   /** The HTML reference served at /docs (`make docs` writes it). */
   docsFile: string;
   /** Largest JSON or form body accepted (body-parser syntax). */
@@ -86,6 +89,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     logLevel: env.LOG_LEVEL || 'info',
     apiSpec: fromPackage(env.API_SPEC || 'generated/platform.openapi.yaml'),
     rateLimit: { limit: count('RATE_LIMIT_PER_SECOND', env.RATE_LIMIT_PER_SECOND, 200), windowMs: 1000 },
+    headersTimeoutMs: milliseconds('HEADERS_TIMEOUT_MS', env.HEADERS_TIMEOUT_MS, 10_000),
+    requestTimeoutMs: milliseconds('REQUEST_TIMEOUT_MS', env.REQUEST_TIMEOUT_MS, 30_000),
     docsFile: fromPackage(env.DOCS_FILE || 'dist/docs/index.html'),
     bodyLimit: '1mb',
     publicBaseUrl: (env.PUBLIC_BASE_URL || `http://localhost:${port(env.PORT)}`).replace(/\/+$/, ''),

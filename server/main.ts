@@ -1,5 +1,6 @@
 // Starts the reference sandbox: config → store → migrations → demo seller → listen. Stops cleanly on
 // SIGTERM/SIGINT: no new connections, in-flight requests finish, the store closes, exit 0.
+import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { createApp } from './app.ts';
 import { notificationDeliveryWorker } from './checkout/notification-delivery.ts';
@@ -25,13 +26,17 @@ const deliveryWorker = notificationDeliveryWorker({ store, logger, config });
 const billing = createBillingWorker({ store, logger, pollIntervalMs: config.billingPollIntervalMs });
 billing.start();
 
-// Express 5 hands a listen error (port taken, say) to this callback.
-const server = app.listen(config.port, config.host, (error?: Error) => {
-  if (error) {
-    logger.fatal({ err: error }, `Cannot listen on ${config.host}:${config.port}`);
-    void store.close().finally(() => process.exit(1));
-    return;
-  }
+// Slow clients are timed out (Node answers 408 and closes): headers must arrive within
+// headersTimeoutMs and the whole request within requestTimeoutMs, checked every second.
+const server = createServer(
+  { headersTimeout: config.headersTimeoutMs, requestTimeout: config.requestTimeoutMs, connectionsCheckingInterval: 1000 },
+  app,
+);
+server.on('error', (error) => {
+  logger.fatal({ err: error }, `Cannot listen on ${config.host}:${config.port}`);
+  void store.close().finally(() => process.exit(1));
+});
+server.listen(config.port, config.host, () => {
   deliveryWorker.start();
   const { port } = server.address() as AddressInfo;
   const host = config.host === '0.0.0.0' || config.host === '::' ? 'localhost' : config.host;
