@@ -1,5 +1,6 @@
 // SQL of subscriptions, their installments and their charge attempts (payments). Dates travel as
 // `YYYY-MM-DD` text, never as driver Date objects (which would bring a local time zone in).
+import type { ChargeResult } from '../acquirer/index.ts';
 import type { components } from '../http/contract.ts';
 import type { Queryable } from '../store/store.ts';
 
@@ -47,19 +48,12 @@ export interface InstallmentRow {
 }
 
 /** The acquirer's answer as kept with a payment (ids, reason, authorization); never a card number. */
-export interface AcquirerResult {
-  authorizationCode: string;
-  reasonCode: string;
-  reasonMessage: string;
-  reasonDetail?: string;
-  acquirer: string;
-  acquirerTransactionId: string;
-  transactionId: string;
-  terminalNsu: string;
+export type AcquirerResult = Omit<ChargeResult, 'outcome' | 'authorizationTimestamp' | 'brand'> & {
+  /** ISO 8601, as stored. */
   authorizationTimestamp?: string;
   brand: Schemas['SubscriptionCardBrand'];
   softDescriptor?: string;
-}
+};
 
 export interface PaymentRow {
   paymentId: string;
