@@ -5,6 +5,7 @@ import type { AccessTokens, IssuedAccessToken } from './access-tokens.ts';
 import type { AuthenticationRepository } from './repository.ts';
 import { GATEWAY_SCOPE, grantedScope } from './scope.ts';
 import { hashForUnknownClient, verifyClientSecret } from './secrets.ts';
+import { verifiedSecrets, type VerifiedSecrets } from './verified-secrets.ts';
 
 const INVALID_CREDENTIALS = 'Invalid client credentials';
 
@@ -18,12 +19,19 @@ export function parseBasicCredentials(header: string | undefined): { clientId: s
   return { clientId: decoded.slice(0, colon), clientSecret: decoded.slice(colon + 1) };
 }
 
-export function authenticationService(repository: AuthenticationRepository, tokens: AccessTokens) {
-  /** The API client when the secret matches; the same scrypt cost is spent for an unknown client id. */
+export function authenticationService(repository: AuthenticationRepository, tokens: AccessTokens, secrets: VerifiedSecrets = verifiedSecrets()) {
+  /**
+   * The API client when the secret matches. A known client's correct secret is scrypt-checked once
+   * per process (see verified-secrets.ts); a wrong secret, or an unknown client id (checked against
+   * the dummy hash, never remembered), always costs one scrypt, so timing reveals nothing.
+   */
   async function authenticate(clientId: string, clientSecret: string) {
     const client = await repository.findApiClient(clientId);
-    const matches = await verifyClientSecret(clientSecret, client?.secretHash ?? (await hashForUnknownClient()));
-    return client && matches ? client : undefined;
+    if (!client) {
+      await verifyClientSecret(clientSecret, await hashForUnknownClient());
+      return undefined;
+    }
+    return (await secrets.verify(clientSecret, client.secretHash)) ? client : undefined;
   }
 
   return {

@@ -3,7 +3,6 @@
 import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { pino, type DestinationStream, type Logger } from 'pino';
-import { pinoHttp } from 'pino-http';
 
 /** Keys that never reach a log, at any depth up to MAX_DEPTH (card data sits deep in request bodies). */
 const SECRET_KEYS = ['security_code', 'card_number', 'expiry', 'number_token', 'client_secret', 'password', 'cryptogram', 'card.number'];
@@ -36,11 +35,47 @@ export function requestId(req: IncomingMessage, res: ServerResponse): string {
   return id;
 }
 
-/** One log line per request, at `error` for 5xx and `warn` for 4xx. */
+declare module 'node:http' {
+  interface IncomingMessage {
+    /** The request id (the caller's `x-request-id` when sane). */
+    id?: string;
+    /** A logger bound to this request (its id, method, url, headers), made on first use. */
+    log?: Logger;
+  }
+}
+
+const LEVEL_OF = (status: number, aborted: boolean) => (aborted || status >= 500 ? 'error' : status >= 400 ? 'warn' : 'info');
+
+/**
+ * One log line per request when it ends (`request completed`, or `request aborted` when the
+ * connection closed first), at `error` for 5xx, `warn` for 4xx and `info` otherwise, carrying the
+ * request (id, method, url, headers: redacted by the logger) and the response (status, headers).
+ *
+ * Why not pino-http: it builds a child logger bound to the serialized request on every request,
+ * and the logger's redaction walks that binding each time, even when nothing will be logged
+ * (measured ~10% of the CPU of a short-id lookup under load with LOG_LEVEL=warn, `make bench`).
+ * Here the line is serialized only when its level is enabled, and `req.log` is made on first use.
+ */
 export function httpLogging(logger: Logger) {
-  return pinoHttp({
-    logger,
-    genReqId: requestId,
-    customLogLevel: (_req, res, error) => (error || res.statusCode >= 500 ? 'error' : res.statusCode >= 400 ? 'warn' : 'info'),
-  });
+  return (req: IncomingMessage, res: ServerResponse, next: () => void) => {
+    req.id = requestId(req, res);
+    const started = performance.now();
+    let bound: Logger | undefined;
+    Object.defineProperty(req, 'log', {
+      configurable: true,
+      get: () => (bound ??= logger.child({ req: pino.stdSerializers.req(req) })),
+    });
+    const done = () => {
+      res.removeListener('finish', done);
+      res.removeListener('close', done);
+      const aborted = !res.writableFinished;
+      const level = LEVEL_OF(res.statusCode, aborted);
+      if (!logger.isLevelEnabled(level)) return;
+      const line = { req: pino.stdSerializers.req(req), res: pino.stdSerializers.res(res), responseTime: Math.round(performance.now() - started) };
+      logger[level](line, aborted ? 'request aborted' : 'request completed');
+    };
+    res.on('finish', done);
+    res.on('close', done);
+    next();
+  };
 }

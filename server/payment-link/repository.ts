@@ -250,19 +250,23 @@ export function paymentLinkRepository(db: Queryable) {
         where.push(`(strpos(l.label_folded, ${title}::text) > 0 OR EXISTS (SELECT 1 FROM unnest(l.product_titles_folded) t WHERE strpos(t, ${title}::text) > 0))`);
       }
       const from = `FROM payment_links l JOIN sellers s ON s.seller_id = l.seller_id WHERE ${where.join(' AND ')}`;
-      // $1 (the instant) is named even when no filter reads it, so that every parameter has a type.
-      const counted = await db.query<{ total: number }>(`SELECT count(*)::integer AS total, max($1::timestamptz) AS at ${from}`, params);
-      const total = counted.rows[0]?.total ?? 0;
-      if (page.offset >= total) return { links: [], total };
       const direction = page.direction === 'asc' ? 'ASC' : 'DESC';
+      // One statement for the page and the total (a window count over the filtered links); only a
+      // page past the end, which has no row to carry the total, needs a count of its own.
       // Links without expiration sort last whatever the direction; ties by link_id ascending.
-      const { rows } = await db.query<PaymentLinkRow>(
-        `SELECT ${LINK_COLUMNS('$1')} ${from}
+      const { rows } = await db.query<PaymentLinkRow & { total: number }>(
+        `SELECT ${LINK_COLUMNS('$1')}, count(*) OVER ()::integer AS total ${from}
           ORDER BY ${SORT_EXPRESSIONS[page.sort]} ${direction} NULLS LAST, l.link_id ASC
           LIMIT ${param(page.limit)}::integer OFFSET ${param(page.offset)}::bigint`,
         params,
       );
-      return { links: rows.map(link), total };
+      if (rows.length === 0) {
+        // $1 (the instant) is named even when no filter reads it, so that every parameter has a type.
+        const counted = await db.query<{ total: number }>(`SELECT count(*)::integer AS total, max($1::timestamptz) AS at ${from}`, params.slice(0, -2));
+        return { links: [], total: counted.rows[0]?.total ?? 0 };
+      }
+      const total = rows[0]!.total;
+      return { links: rows.map(({ total: _total, ...row }) => link(row)), total };
     },
 
     /** Counts one more successful sale (an order reached approved or paid). */

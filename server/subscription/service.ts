@@ -140,10 +140,10 @@ function installmentRows(plan: StoredPlan, start: string): InstallmentRow[] {
   }));
 }
 
-async function answer(repo: SubscriptionRepository, plan: StoredPlan, subscriptionId: string, sellerId: string, withFloatingData: boolean): Promise<Subscription> {
-  const subscription = (await repo.findSubscription(sellerId, subscriptionId))!;
-  const installments = await repo.listInstallments(subscriptionId);
-  const payment = await repo.latestPayment(subscriptionId);
+/** The answered subscription, from its current row (read again after a change), installments and latest payment. */
+async function answer(repo: SubscriptionRepository, plan: StoredPlan, subscription: SubscriptionRow, withFloatingData: boolean): Promise<Subscription> {
+  const installments = await repo.listInstallments(subscription.subscriptionId);
+  const payment = await repo.latestPayment(subscription.subscriptionId);
   return presentSubscription({ subscription, plan, installments, payment, withFloatingData });
 }
 
@@ -217,7 +217,7 @@ export async function createSubscription(store: Store, input: CreateSubscription
       if (payment) await notifyChargeResult(tx, { subscription, plan, payment, at: now });
     }
     await plans.recordAudit({ sellerId, actor: auditActor(input.username, token), clientId: token.clientId, action: 'subscription.create', objectId: subscription.subscriptionId });
-    return answer(repo, plan, subscription.subscriptionId, sellerId, false);
+    return answer(repo, plan, (await repo.findSubscription(sellerId, subscription.subscriptionId))!, false);
   });
 }
 
@@ -237,7 +237,7 @@ export async function getSubscription(store: Store, input: { token: AccessTokenC
   const repo = subscriptionRepository(store);
   const subscription = await subscriptionOfSeller(repo, input.token.sellerId, input.subscriptionId);
   const plan = await planOfSubscription(store, subscription);
-  return answer(repo, plan, subscription.subscriptionId, subscription.sellerId, input.expand.includes('floating_data'));
+  return answer(repo, plan, subscription, input.expand.includes('floating_data'));
 }
 
 export type FloatingInstallmentUpdate = Schemas['FloatingInstallmentUpdate'];

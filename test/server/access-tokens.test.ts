@@ -1,6 +1,6 @@
 // verifyAccessToken: what it accepts, what it refuses, and what it returns.
 import { base64url, generateKeyPair, SignJWT } from 'jose';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { accessTokens, AccessTokenRejected, type AccessTokens } from '../../server/authentication/access-tokens.ts';
 import { loadSigningKeys, type SigningKeys } from '../../server/authentication/keys.ts';
 import { authenticationRepository } from '../../server/authentication/repository.ts';
@@ -21,6 +21,9 @@ beforeAll(async () => {
   tokens = accessTokens(keys, ISSUER);
 });
 afterAll(() => store.close());
+afterEach(() => {
+  vi.useRealTimers();
+});
 
 const now = () => Math.floor(Date.now() / 1000);
 const claims = (overrides: Record<string, unknown> = {}) => ({
@@ -51,6 +54,27 @@ describe('verifyAccessToken', () => {
   it('returns the seller, country, tenant, client and scope of an issued token', async () => {
     const { accessToken } = await tokens.issue(SELLER);
     expect(await tokens.verify(accessToken)).toEqual({ ...SELLER, scope: GATEWAY_SCOPE });
+  });
+
+  it('keeps accepting a verified token from memory, and refuses it once it has expired', async () => {
+    const token = await sign(claims({ exp: now() + 5 }));
+    const signatureChecks = vi.spyOn(crypto.subtle, 'verify');
+    expect((await tokens.verify(token)).sellerId).toBe(SELLER.sellerId);
+    expect(signatureChecks).toHaveBeenCalledTimes(1);
+    expect(await tokens.verify(token)).toEqual({ ...SELLER, scope: GATEWAY_SCOPE });
+    expect(signatureChecks).toHaveBeenCalledTimes(1); // the remembered verification
+    signatureChecks.mockRestore();
+    vi.useFakeTimers({ toFake: ['Date', 'performance'] });
+    vi.setSystemTime(Date.now() + 6_000);
+    vi.advanceTimersByTime(6_000);
+    expect(await rejection(token)).toBe('expired');
+  });
+
+  it('never remembers a refused token: the same string is refused again, for the same reason', async () => {
+    const [header, , signature] = (await sign(claims())).split('.');
+    const tampered = `${header}.${base64url.encode(JSON.stringify(claims({ 'x-seller-id': 'someone-else' })))}.${signature}`;
+    expect(await rejection(tampered)).toBe('invalid');
+    expect(await rejection(tampered)).toBe('invalid');
   });
 
   it('refuses a missing token', async () => {

@@ -125,6 +125,16 @@ describe('subscription, plan and webhook shape', () => {
     expect(JSON.stringify(res.body)).not.toContain('secret-place');
     expect(sandbox.logs.lines.some((l) => l.msg === 'Unexpected error' && String(l.err?.stack).includes('secret-place'))).toBe(true);
   });
+
+  it('logs the failure bound to its request (id, method, url, redacted headers) and the request line at error', async () => {
+    await sandbox.http.get('/rpy/be-subscription/v1/subscriptions/abc').set(bearer(token)).set('x-request-id', 'failure-42');
+    const failure = sandbox.logs.lines.find((l) => l.msg === 'Unexpected error' && l.req?.id === 'failure-42');
+    expect(failure?.req).toMatchObject({ method: 'GET', url: '/rpy/be-subscription/v1/subscriptions/abc' });
+    expect(failure?.req.headers.authorization).toBe('[redacted]');
+    const line = sandbox.logs.lines.find((l) => l.msg === 'request completed' && l.req?.id === 'failure-42');
+    expect(line).toMatchObject({ level: 50, res: { statusCode: 500 } });
+    expect(line?.responseTime).toBeGreaterThanOrEqual(0);
+  });
 });
 
 describe('contract violations', () => {
@@ -190,6 +200,36 @@ describe('request ids and logs', () => {
     const line = sandbox.logs.lines.find((l) => l.req?.id === 'redaction-check');
     expect(line?.req.headers.authorization).toBe('[redacted]');
     expect(sandbox.logs.text).not.toContain(token);
+  });
+
+  it('logs one line per request at info for 2xx and warn for 4xx, with its status and time', async () => {
+    await sandbox.http.get('/sandbox/v1/jwks').set('x-request-id', 'level-200');
+    await sandbox.http.get('/dpy/payment-link/v1/sellers').set('x-request-id', 'level-401');
+    const lines = (id: string) => sandbox.logs.lines.filter((l) => l.req?.id === id && l.msg === 'request completed');
+    expect(lines('level-200')).toEqual([expect.objectContaining({ level: 30, res: expect.objectContaining({ statusCode: 200 }) })]);
+    expect(lines('level-401')).toEqual([expect.objectContaining({ level: 40, res: expect.objectContaining({ statusCode: 401 }) })]);
+  });
+
+  it('writes nothing for a successful request when the level is warn, and logs an aborted request at error', async () => {
+    const quiet = await startTestServer({ config: { logLevel: 'warn' } });
+    try {
+      await quiet.http.get('/sandbox/v1/jwks').set('x-request-id', 'quiet-200');
+      await quiet.http.get('/dpy/payment-link/v1/sellers').set('x-request-id', 'quiet-401');
+      expect(quiet.logs.lines.filter((l) => l.req?.id === 'quiet-200')).toEqual([]);
+      expect(quiet.logs.lines.filter((l) => l.req?.id === 'quiet-401').map((l) => l.level)).toEqual([40]);
+      // A client that sends half a body and goes away: the request never completes.
+      const { request } = await import('node:http');
+      const url = new URL(quiet.url);
+      await new Promise<void>((resolve) => {
+        const req = request({ host: url.hostname, port: url.port, method: 'POST', path: '/sandbox/v1/sellers', headers: { 'content-type': 'application/json', 'content-length': '1000', 'x-request-id': 'quiet-aborted' } });
+        req.on('error', () => resolve());
+        req.write('{"seller');
+        setTimeout(() => { req.destroy(); resolve(); }, 100);
+      });
+      await expect.poll(() => quiet.logs.lines.find((l) => l.req?.id === 'quiet-aborted')).toMatchObject({ level: 50, msg: 'request aborted' });
+    } finally {
+      await quiet.close();
+    }
   });
 
   it('redacts card numbers and security codes at any depth', () => {

@@ -1,0 +1,58 @@
+// Remembers successful client secret verifications, so that a client asking for tokens again does
+// not pay scrypt (~100 ms and 32 MiB on the libuv pool) each time: only the first correct call for a
+// (stored hash, secret) pair does.
+//
+// Why this is safe:
+// - At rest nothing changes: the database keeps the slow, salted scrypt hash. scrypt protects the
+//   stored hash if the database leaks; this cache lives only in process memory and is never persisted.
+// - It holds an HMAC-SHA-256 of the secret under a random key of this process, never the secret: a
+//   memory dump does not give the secret, nor a fast hash to guess it offline without the key.
+// - Entries are keyed by the stored hash read from the database on each call, so a rotated, changed
+//   or deleted credential is never answered from the cache.
+// - Failure paths are unchanged: a wrong secret always runs scrypt (entry or not, known client or
+//   not), failures are never remembered, and a mismatch keeps the entry (wrong guesses cannot evict
+//   a client's entry). Only the correct secret is fast, which tells a caller nothing it did not know.
+// - Bounded (least recently used entries evicted first), so memory cannot grow without bound.
+import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
+import { LRUCache } from 'lru-cache';
+import { verifyClientSecret } from './secrets.ts';
+
+export type SecretVerifier = (secret: string, stored: string) => Promise<boolean>;
+
+export const MAX_VERIFIED_SECRETS = 10_000;
+
+export interface VerifiedSecretsOptions {
+  /** The slow verifier (scrypt); injectable so tests can count its calls. */
+  verify?: SecretVerifier;
+  maxEntries?: number;
+}
+
+export function verifiedSecrets({ verify = verifyClientSecret, maxEntries = MAX_VERIFIED_SECRETS }: VerifiedSecretsOptions = {}) {
+  const key = randomBytes(32);
+  /** Stored hash → HMAC of the secret that matched it; least recently used evicted first. */
+  const entries = new LRUCache<string, Buffer>({ max: maxEntries });
+  const mac = (secret: string) => createHmac('sha256', key).update(secret, 'utf8').digest();
+
+  return {
+    /** Whether the secret matches the stored hash: from memory when it did before, by `verify` otherwise. */
+    async verify(secret: string, stored: string): Promise<boolean> {
+      const presented = mac(secret);
+      const remembered = entries.get(stored);
+      if (remembered && timingSafeEqual(presented, remembered)) return true;
+      if (!(await verify(secret, stored))) return false;
+      entries.set(stored, presented);
+      return true;
+    },
+
+    get size() {
+      return entries.size;
+    },
+
+    /** Copies of the entries, oldest first (for tests and diagnostics). */
+    entries(): Array<[stored: string, mac: Buffer]> {
+      return [...entries.rentries()].map(([stored, value]) => [stored as string, Buffer.from(value as Buffer)]);
+    },
+  };
+}
+
+export type VerifiedSecrets = ReturnType<typeof verifiedSecrets>;
