@@ -51,18 +51,22 @@ mock: $(INSTALLED) ## Serve the joined bundle with the Prism mock on MOCK_PORT (
 docs: $(INSTALLED) ## Render the offline HTML reference of every area to DOCS_OUT (dist/docs/index.html).
 	$(BIN)/redocly build-docs generated/platform.openapi.yaml --output $(DOCS_OUT) --inlineBundle
 
-run: $(INSTALLED) generate docs ## Install, generate and start the reference server (PORT, DATA_DIR, DATABASE_URL).
-	$(BIN)/tsx server/main.ts
+run: $(INSTALLED) generate docs build-server ## Install, generate, build the docs and the server, and start it (PORT, DATA_DIR, DATABASE_URL).
+	node dist/server/main.js
 
 clean: ## Remove build output (not generated/, which is committed).
 	rm -rf dist
 
-.PHONY: build bench
+.PHONY: build build-server bench
 
-build: $(INSTALLED) ## Build the client package to dist/ (ESM + .d.ts), as `npm pack` publishes it.
+build: $(INSTALLED) ## Build the client package (ESM + .d.ts, as `npm pack` publishes it) and the server to dist/.
 	npm run build:client
+	npm run build:server
 
-bench: $(INSTALLED) ## Measure the client's overhead, and the server against its anchors (autocannon); writes bench/RESULTS.md.
+build-server: $(INSTALLED) ## Compile the reference server to dist/server/ (what `make run` starts with node).
+	npm run build:server
+
+bench: $(INSTALLED) build-server ## Measure the client's overhead, and the server against its anchors (autocannon); writes bench/RESULTS.md.
 	$(BIN)/tsx bench/client.ts
 	$(BIN)/tsx bench/server.ts
 

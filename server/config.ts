@@ -1,5 +1,6 @@
 // Everything the reference server reads from the environment, read once, here.
 import { isAbsolute, resolve } from 'node:path';
+import { PACKAGE_ROOT } from './package-root.ts';
 
 export interface Config {
   port: number;
@@ -41,7 +42,6 @@ export interface Config {
   validation?: boolean;
 }
 
-const PACKAGE_ROOT = new URL('..', import.meta.url).pathname;
 /** Relative paths are relative to the package, so `make run` works from any directory. */
 const fromPackage = (path: string) => (isAbsolute(path) ? path : resolve(PACKAGE_ROOT, path));
 

@@ -1,25 +1,35 @@
 // Starts the reference sandbox: config → store → migrations → demo seller → listen. Stops cleanly on
 // SIGTERM/SIGINT: no new connections, in-flight requests finish, the store closes, exit 0.
+//
+// Independent start-up work overlaps: the store opens and migrates (PGlite compiles its
+// WebAssembly off the main thread) while the application's modules load, and the check of the demo
+// client's secret (scrypt, on libuv's thread pool) runs while the app parses the contract. Nothing
+// listens before all of it is done.
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { createApp } from './app.ts';
-import { notificationDeliveryWorker } from './checkout/notification-delivery.ts';
 import { loadConfig } from './config.ts';
 import { createLogger } from './http/logging.ts';
-import { ensureDemoSeller } from './sandbox/demo-seller.ts';
 import { migrate } from './store/migrate.ts';
-import { createBillingWorker } from './subscription/billing-worker.ts';
 import { openStore } from './store/store.ts';
 
 const SHUTDOWN_GRACE_MS = 10_000;
 
 const config = loadConfig();
 const logger = createLogger(config.logLevel);
-const store = await openStore(config);
-const applied = await migrate(store);
-if (applied.length) logger.info({ applied }, 'Migrations applied');
-await ensureDemoSeller(store, config.demoClient, logger);
-const app = await createApp({ store, config, logger });
+const storeReady = openStore(config).then(async (store) => {
+  const applied = await migrate(store);
+  if (applied.length) logger.info({ applied }, 'Migrations applied');
+  return store;
+});
+const [store, { createApp }, { seedDemoSeller }, { notificationDeliveryWorker }, { createBillingWorker }] = await Promise.all([
+  storeReady,
+  import('./app.ts'),
+  import('./sandbox/demo-seller.ts'),
+  import('./checkout/notification-delivery.ts'),
+  import('./subscription/billing-worker.ts'),
+]);
+const { secretChecked } = await seedDemoSeller(store, config.demoClient, logger);
+const [app] = await Promise.all([createApp({ store, config, logger }), secretChecked]);
 // Merchant notifications: pending deliveries (also those left by a previous run) go out once listening.
 const deliveryWorker = notificationDeliveryWorker({ store, logger, config });
 // Subscriptions bill on real time (those on a sandbox test clock bill when their clock is advanced).

@@ -63,23 +63,54 @@ export const DEMO_BUSINESS_CONFIGURATION = {
   currency: 'BRL',
 };
 
-/** Creates the demo seller and its client when absent; never changes an existing one. */
-export async function ensureDemoSeller(store: Store, client: { clientId: string; clientSecret: string }, logger: Logger): Promise<void> {
-  const secretHash = await hashClientSecret(client.clientSecret);
-  await store.transaction(async (tx) => {
+type DemoClient = { clientId: string; clientSecret: string };
+
+/**
+ * Creates the demo seller, its client and its link defaults when absent; never changes existing
+ * ones. One scrypt per start: a new client's secret is hashed; an existing client's stored hash is
+ * never re-hashed, only checked against the configured secret, to warn when they differ.
+ */
+export async function ensureDemoSeller(store: Store, client: DemoClient, logger: Logger): Promise<void> {
+  const { secretChecked } = await seedDemoSeller(store, client, logger);
+  await secretChecked;
+}
+
+/**
+ * `ensureDemoSeller` in two steps, for a start that overlaps its work: resolves once the demo seller
+ * and its client are stored; `secretChecked` is the check of an existing client's secret (scrypt,
+ * on libuv's thread pool), still running then: await it too.
+ */
+export async function seedDemoSeller(store: Store, client: DemoClient, logger: Logger): Promise<{ secretChecked: Promise<void> }> {
+  const done = { secretChecked: Promise.resolve() };
+  let existing = await authenticationRepository(store).findApiClient(client.clientId);
+  // A restart starts the check at once, so that it runs while the rows below are written.
+  if (existing) done.secretChecked = checkSecret(existing.secretHash, client, logger);
+  const secretHash = existing ? undefined : await hashClientSecret(client.clientSecret);
+  const created = await store.transaction(async (tx) => {
     const s = DEMO_SELLER;
     await tx.query(
       `INSERT INTO sellers (seller_id, merchant_id, seller_code, trade_name, email, country, currencies, services, payments, tenant)
        VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10) ON CONFLICT (seller_id) DO NOTHING`,
       [s.seller_id, s.merchant_id, s.seller_code, s.trade_name, s.email, s.country, s.currencies, JSON.stringify(s.services), JSON.stringify(s.payments), s.tenant],
     );
-    await authenticationRepository(tx).insertApiClient({ clientId: client.clientId, sellerId: s.seller_id, secretHash });
+    const inserted = secretHash !== undefined && (await authenticationRepository(tx).insertApiClient({ clientId: client.clientId, sellerId: s.seller_id, secretHash }));
     // Its saved link defaults (GET /payment-links/business-configurations): its payments, in BRL.
     await paymentLinkRepository(tx).insertBusinessConfiguration(s.seller_id, DEMO_BUSINESS_CONFIGURATION);
+    return inserted;
   });
-  // An existing client keeps its secret; say so when the configured one would not work.
-  const existing = await authenticationRepository(store).findApiClient(client.clientId);
-  if (existing && !(await verifyClientSecret(client.clientSecret, existing.secretHash))) {
-    logger.warn({ clientId: client.clientId }, 'The demo client already exists with another secret; SANDBOX_DEMO_CLIENT_SECRET is not its secret');
+  if (!existing && !created) {
+    // Another instance starting at once on the same PostgreSQL stored the client first.
+    existing = await authenticationRepository(store).findApiClient(client.clientId);
+    if (existing) done.secretChecked = checkSecret(existing.secretHash, client, logger);
   }
+  return done;
+}
+
+/** An existing client keeps its secret; say so when the configured one would not work. */
+function checkSecret(secretHash: string, client: DemoClient, logger: Logger): Promise<void> {
+  const checked = verifyClientSecret(client.clientSecret, secretHash).then((ok) => {
+    if (!ok) logger.warn({ clientId: client.clientId }, 'The demo client already exists with another secret; SANDBOX_DEMO_CLIENT_SECRET is not its secret');
+  });
+  checked.catch(() => {}); // handled by whoever awaits it, even if the seeding fails first
+  return checked;
 }

@@ -1,14 +1,19 @@
-// Plain SQL migrations, `migrations/NNN_name.sql`, applied in order and recorded in
-// `schema_migrations`. Each runs in its own transaction under a transaction-scoped advisory lock,
+// Plain SQL migrations, `server/store/migrations/NNN_name.sql`, applied in order and recorded in
+// `schema_migrations`. A start with nothing pending costs one query. Each pending migration runs
+// in its own transaction under a transaction-scoped advisory lock, and is checked again under it,
 // so two instances starting at once on one PostgreSQL apply each migration exactly once.
 import { readdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import type { Store } from './store.ts';
+import { PACKAGE_ROOT } from '../package-root.ts';
+import type { Queryable, Store } from './store.ts';
 
-const MIGRATIONS_DIR = new URL('./migrations/', import.meta.url).pathname;
+// Read from the package's sources (tsc does not emit .sql), whether this runs from server/ or dist/server/.
+const MIGRATIONS_DIR = join(PACKAGE_ROOT, 'server', 'store', 'migrations');
 const MIGRATION_FILE = /^(\d{3})_([a-z0-9_]+)\.sql$/;
 /** Any fixed number shared by every instance; it names the lock, nothing else. */
 const MIGRATION_LOCK = 7_242_001;
+/** PostgreSQL's SQLSTATE for a relation that does not exist. */
+const UNDEFINED_TABLE = '42P01';
 
 export interface Migration {
   version: string;
@@ -25,10 +30,25 @@ export async function listMigrations(dir = MIGRATIONS_DIR): Promise<Migration[]>
   });
 }
 
+/** The versions recorded so far, read without a lock (none yet when the table does not exist). */
+async function appliedVersions(db: Queryable): Promise<Set<string>> {
+  try {
+    const { rows } = await db.query<{ version: string }>('SELECT version FROM schema_migrations');
+    return new Set(rows.map((r) => r.version));
+  } catch (error) {
+    if ((error as { code?: unknown }).code === UNDEFINED_TABLE) return new Set();
+    throw error;
+  }
+}
+
 /** Applies the migrations not yet recorded; returns the versions it applied. */
 export async function migrate(store: Store, dir = MIGRATIONS_DIR): Promise<string[]> {
+  const [migrations, recorded] = await Promise.all([listMigrations(dir), appliedVersions(store)]);
+  // Rows are only ever added, so a version seen recorded stays recorded: only the others are
+  // pending, and each is checked again under the lock (another instance may apply it meanwhile).
+  const pending = migrations.filter((m) => !recorded.has(m.version));
   const applied: string[] = [];
-  for (const migration of await listMigrations(dir)) {
+  for (const migration of pending) {
     const sql = await readFile(migration.file, 'utf8');
     const ran = await store.transaction(async (tx) => {
       await tx.query('SELECT pg_advisory_xact_lock($1)', [MIGRATION_LOCK]);

@@ -54,6 +54,23 @@ function storeSuite(name: string, freshDatabase: () => Promise<Opener>) {
       }
     });
 
+    it('checks an up-to-date database with one query: no transaction, no lock', async () => {
+      const store = await open();
+      try {
+        await migrate(store);
+        const queries: string[] = [];
+        const watched: Store = {
+          ...store,
+          query: (sql, params) => (queries.push(sql), store.query(sql, params)),
+          transaction: () => Promise.reject(new Error('no transaction expected')),
+        };
+        expect(await migrate(watched)).toEqual([]);
+        expect(queries).toEqual(['SELECT version FROM schema_migrations']);
+      } finally {
+        await store.close();
+      }
+    });
+
     it('rolls a failing migration back and does not record it', async () => {
       const dir = await mkdtemp(join(tmpdir(), 'migrations-'));
       const store = await open();
@@ -78,6 +95,29 @@ function storeSuite(name: string, freshDatabase: () => Promise<Opener>) {
         await ensureDemoSeller(store, DEMO, silent);
         const { rows } = await store.query<Record<string, unknown>>('SELECT currencies, services, payments FROM sellers WHERE seller_id = $1', [DEMO_SELLER_ID]);
         expect(rows[0]).toEqual({ currencies: ['BRL'], services: DEMO_SELLER.services, payments: DEMO_SELLER.payments });
+      } finally {
+        await store.close();
+      }
+    });
+
+    it('seeds the demo client once: a restart keeps its stored secret, and warns when the configured one differs', async () => {
+      const store = await open();
+      try {
+        await migrate(store);
+        await ensureDemoSeller(store, DEMO, silent);
+        const stored = async () => (await authenticationRepository(store).findApiClient(DEMO.clientId))?.secretHash;
+        const hash = await stored();
+        expect(hash).toMatch(/^\$scrypt\$/);
+
+        const lines: Array<{ level: number; msg: string }> = [];
+        const logger = createLogger('info', { write: (line: string) => void lines.push(JSON.parse(line)) });
+        await ensureDemoSeller(store, DEMO, logger);
+        expect(await stored()).toBe(hash);
+        expect(lines).toEqual([]);
+
+        await ensureDemoSeller(store, { ...DEMO, clientSecret: 'another-secret' }, logger);
+        expect(await stored()).toBe(hash);
+        expect(lines.map((l) => l.msg)).toEqual([expect.stringContaining('already exists with another secret')]);
       } finally {
         await store.close();
       }

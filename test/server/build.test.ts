@@ -1,0 +1,89 @@
+// The compiled server (`make build-server`, what `make run` starts): tsc emits it as ESM whose
+// relative imports are `.js`, and `node <out>/server/main.js` starts from it alone, finding the
+// package's files it does not emit (the contract bundle, the SQL migrations) above it.
+import { execFile } from 'node:child_process';
+import { mkdir, mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { freePort, startProcess, type Started } from '../support/processes.ts';
+import { tokenForm } from './support/server.ts';
+
+const ROOT = new URL('../../', import.meta.url).pathname;
+const BUILD_TIMEOUT_MS = 90_000;
+
+let out: string;
+let server: Started;
+let url: string;
+beforeAll(async () => {
+  // A directory of its own (suites run at once, and `make build` writes dist/server), inside the
+  // package as dist/server is: the build finds the package root by walking up to package.json.
+  await mkdir(join(ROOT, 'dist', 'test-artifacts'), { recursive: true });
+  out = await mkdtemp(join(ROOT, 'dist', 'test-artifacts', 'server-build-'));
+  await promisify(execFile)(process.execPath, [`${ROOT}node_modules/typescript/bin/tsc`, '-p', 'server/tsconfig.build.json', '--outDir', out], {
+    cwd: ROOT,
+    timeout: BUILD_TIMEOUT_MS,
+  });
+  const port = await freePort();
+  // Started from elsewhere, with every path left to its default: nothing depends on the cwd.
+  server = await startProcess(process.execPath, [join(out, 'server', 'main.js')], /listening on http:\/\/\S+/, {
+    cwd: out,
+    env: { PORT: String(port), HOST: '127.0.0.1', DATA_DIR: 'memory://', DATABASE_URL: '', API_SPEC: '', LOG_LEVEL: 'warn' },
+  });
+  url = `http://127.0.0.1:${port}`;
+}, BUILD_TIMEOUT_MS + 60_000);
+afterAll(async () => {
+  await server?.stop();
+  if (out) await rm(out, { recursive: true, force: true });
+});
+
+async function emittedFiles(dir: string): Promise<string[]> {
+  const entries = await readdir(dir, { recursive: true, withFileTypes: true });
+  return entries.filter((e) => e.isFile()).map((e) => join(e.parentPath ?? e.path, e.name));
+}
+
+describe('the compiled server', () => {
+  it('is JavaScript only, with .js relative imports, dynamic ones included', async () => {
+    const files = await emittedFiles(out);
+    expect(files.some((f) => f.endsWith(join('server', 'main.js')))).toBe(true);
+    expect(files.some((f) => f.endsWith(join('client', 'contract.js')))).toBe(true);
+    expect(files.filter((f) => !f.endsWith('.js'))).toEqual([]);
+    const tsSpecifiers: string[] = [];
+    for (const file of files) {
+      const source = await readFile(file, 'utf8');
+      for (const m of source.matchAll(/(?:from\s*|import\s*\(\s*)["'](\.{1,2}\/[^"']*)["']/g)) {
+        if (!m[1]!.endsWith('.js')) tsSpecifiers.push(`${file}: ${m[1]}`);
+      }
+    }
+    expect(tsSpecifiers).toEqual([]);
+    const store = await readFile(join(out, 'server', 'store', 'store.js'), 'utf8');
+    expect(store).toContain('import("./pglite-store.js")');
+    expect(store).toContain('import("./postgres-store.js")');
+  });
+
+  it('starts with node: migrates, seeds the demo seller and serves the key set', async () => {
+    expect(server.output()).toContain(`listening on ${url}`);
+    const res = await fetch(`${url}/sandbox/v1/jwks`);
+    expect(res.status).toBe(200);
+    expect(res.headers.get('content-type')).toMatch(/^application\/json/);
+    const jwks = await res.json();
+    expect(jwks.keys.length).toBeGreaterThan(0);
+    expect(jwks.keys[0]).toMatchObject({ kty: 'EC', alg: 'ES256', use: 'sig' });
+
+    const token = await fetch(`${url}/authentication/oauth2/-core/access_token`, { method: 'POST', body: new URLSearchParams(tokenForm()) });
+    expect(token.status).toBe(200);
+    expect((await token.json()).token_type).toBe('Bearer');
+  });
+
+  it('still enforces the contract: a path outside it is a 404 in its area shape', async () => {
+    const res = await fetch(`${url}/dpy/web-checkout/v1/unknown`);
+    expect(res.status).toBe(404);
+    expect(await res.json()).toEqual({ code: 'not_found', message: 'Not found', details: [] });
+  });
+
+  it('exits 0 on SIGTERM', async () => {
+    const exited = new Promise<number | null>((resolve) => server.child.once('exit', (code) => resolve(code)));
+    server.child.kill('SIGTERM');
+    expect(await exited).toBe(0);
+  });
+});
