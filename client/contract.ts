@@ -1,12 +1,12 @@
 // The joined platform bundle, read at run time: the client decides from the contract itself which
 // calls carry the access token and which go to the token host, and the webhook verifier validates
-// against the contract's own schema, so neither can drift from `generated/platform.openapi.yaml`.
+// against the contract's own schema, so neither can drift from the joined bundle (its JSON form,
+// `generated/platform.openapi.json`, written by `make generate` beside the YAML).
 import { existsSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { parse } from 'yaml';
 
-const BUNDLE = join('generated', 'platform.openapi.yaml');
+const BUNDLE = join('generated', 'platform.openapi.json');
 const METHODS = ['get', 'put', 'post', 'delete', 'options', 'head', 'patch', 'trace'] as const;
 
 export interface PlatformDocument {
@@ -48,9 +48,9 @@ function bundlePath(): string {
 
 let document: PlatformDocument | undefined;
 
-/** The parsed bundle, read once per process (about 0.1 to 0.3 s, on first need only). */
+/** The parsed bundle (its JSON form, generated beside the YAML), read once per process on first need. */
 export function platformDocument(): PlatformDocument {
-  document ??= parse(readFileSync(bundlePath(), 'utf8')) as PlatformDocument;
+  document ??= JSON.parse(readFileSync(bundlePath(), 'utf8')) as PlatformDocument;
   return document;
 }
 

@@ -53,6 +53,14 @@ async function finishPlatformBundle(file: string, areaBundle: string): Promise<v
 }
 
 /**
+ * The joined bundle again as JSON, what the reference server and the client read at run time: the
+ * same document, parsed in ~15 ms where the YAML takes ~0.3 s (cold start, a client's first call).
+ */
+async function writeJson(bundle: string, out: string): Promise<void> {
+  await writeFile(out, JSON.stringify(parse(await readFile(bundle, 'utf8')), null, 2) + '\n');
+}
+
+/**
  * openapi-typescript through its Node API: its CLI, run from this folder, would read the `apis` of
  * redocly.yaml and ask each for an output path instead of taking the one joined bundle.
  */
@@ -68,6 +76,7 @@ export async function generate(outDir: string): Promise<void> {
   const platform = join(outDir, 'platform.openapi.yaml');
   await redocly(['join', ...AREAS.map((area) => join(outDir, `${area}.openapi.yaml`)), '-o', platform]);
   await finishPlatformBundle(platform, join(outDir, 'payment-link.openapi.yaml'));
+  await writeJson(platform, join(outDir, 'platform.openapi.json'));
   await writeTypes(platform, join(outDir, 'platform.ts'));
 }
 

@@ -87,7 +87,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       clientSecret: env.SANDBOX_DEMO_CLIENT_SECRET || 'demo-seller-secret',
     },
     logLevel: env.LOG_LEVEL || 'info',
-    apiSpec: fromPackage(env.API_SPEC || 'generated/platform.openapi.yaml'),
+    apiSpec: fromPackage(env.API_SPEC || 'generated/platform.openapi.json'),
     rateLimit: { limit: count('RATE_LIMIT_PER_SECOND', env.RATE_LIMIT_PER_SECOND, 200), windowMs: 1000 },
     headersTimeoutMs: milliseconds('HEADERS_TIMEOUT_MS', env.HEADERS_TIMEOUT_MS, 10_000),
     requestTimeoutMs: milliseconds('REQUEST_TIMEOUT_MS', env.REQUEST_TIMEOUT_MS, 30_000),

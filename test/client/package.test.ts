@@ -61,9 +61,9 @@ describe('the published package', () => {
   it('holds only what consumers need: dist/, the bundles, the READMEs', async () => {
     const { stdout } = await run('tar', ['-tzf', tarball]);
     const files = stdout.trim().split('\n').map((f) => f.replace(/^package\//, ''));
-    const outside = files.filter((f) => !/^(dist\/(client|generated)\/.+\.(js|d\.ts)|generated\/[\w-]+\.openapi\.yaml|README\.md|client\/README\.md|package\.json)$/.test(f));
+    const outside = files.filter((f) => !/^(dist\/(client|generated)\/.+\.(js|d\.ts)|generated\/[\w-]+\.openapi\.yaml|generated\/platform\.openapi\.json|README\.md|client\/README\.md|package\.json)$/.test(f));
     expect(outside).toEqual([]);
-    expect(files).toEqual(expect.arrayContaining(['dist/client/index.js', 'dist/client/index.d.ts', 'dist/generated/platform.d.ts', 'generated/platform.openapi.yaml', 'client/README.md']));
+    expect(files).toEqual(expect.arrayContaining(['dist/client/index.js', 'dist/client/index.d.ts', 'dist/generated/platform.d.ts', 'generated/platform.openapi.yaml', 'generated/platform.openapi.json', 'client/README.md']));
   });
 
   it('installs from the tarball (offline from the npm cache when it can)', () => {
