@@ -9,8 +9,8 @@
 //   memory dump does not give the secret, nor a fast hash to guess it offline without the key.
 // - Entries are keyed by the stored hash read from the database on each call, so a rotated, changed
 //   or deleted credential is never answered from the cache.
-// - Failure paths are unchanged: a wrong secret always runs scrypt (entry or not, known client or
-//   not), failures are never remembered, and a mismatch keeps the entry (wrong guesses cannot evict
+// - Failure paths are unchanged: a wrong secret always waits for scrypt (entry or not, known client
+//   or not; identical calls under way at once share one), failures are never remembered, and a mismatch keeps the entry (wrong guesses cannot evict
 //   a client's entry). Only the correct secret is fast, which tells a caller nothing it did not know.
 // - Bounded (least recently used entries evicted first), so memory cannot grow without bound.
 import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
@@ -32,6 +32,12 @@ export function verifiedSecrets({ verify = verifyClientSecret, maxEntries = MAX_
   /** Stored hash → HMAC of the secret that matched it; least recently used evicted first. */
   const entries = new LRUCache<string, Buffer>({ max: maxEntries });
   const mac = (secret: string) => createHmac('sha256', key).update(secret, 'utf8').digest();
+  /**
+   * Checks under way, by stored hash and HMAC of the presented secret: calls that arrive together
+   * with the same pair (a client's burst of first calls) share one scrypt instead of queueing one
+   * each on the thread pool. Only identical pairs share, so they share the same answer.
+   */
+  const inFlight = new Map<string, Promise<boolean>>();
 
   return {
     /** Whether the secret matches the stored hash: from memory when it did before, by `verify` otherwise. */
@@ -39,9 +45,18 @@ export function verifiedSecrets({ verify = verifyClientSecret, maxEntries = MAX_
       const presented = mac(secret);
       const remembered = entries.get(stored);
       if (remembered && timingSafeEqual(presented, remembered)) return true;
-      if (!(await verify(secret, stored))) return false;
-      entries.set(stored, presented);
-      return true;
+      const pair = `${stored}\n${presented.toString('base64')}`;
+      let check = inFlight.get(pair);
+      if (!check) {
+        check = verify(secret, stored)
+          .then((matches) => {
+            if (matches) entries.set(stored, presented);
+            return matches;
+          })
+          .finally(() => inFlight.delete(pair));
+        inFlight.set(pair, check);
+      }
+      return check;
     },
 
     get size() {

@@ -33,6 +33,21 @@ describe('verifiedSecrets', () => {
     expect(secrets.size).toBe(1);
   });
 
+  it('runs one scrypt for a burst of simultaneous first calls with the same secret, and one per distinct secret', async () => {
+    const scrypt = countingScrypt();
+    const secrets = verifiedSecrets({ verify: scrypt });
+    const answers = await Promise.all([
+      ...Array.from({ length: 16 }, () => secrets.verify('right-secret', stored)),
+      ...Array.from({ length: 4 }, () => secrets.verify('wrong-secret', stored)),
+    ]);
+    expect(answers).toEqual([...Array(16).fill(true), ...Array(4).fill(false)]);
+    expect(scrypt).toHaveBeenCalledTimes(2);
+    // Nothing is left in flight: a wrong secret later runs scrypt again, the right one does not.
+    expect(await secrets.verify('wrong-secret', stored)).toBe(false);
+    expect(await secrets.verify('right-secret', stored)).toBe(true);
+    expect(scrypt).toHaveBeenCalledTimes(3);
+  });
+
   it('still runs scrypt for a wrong secret after a cached success, and refuses it', async () => {
     const scrypt = countingScrypt();
     const secrets = verifiedSecrets({ verify: scrypt });
