@@ -54,12 +54,13 @@ async function waitFor200(url: string, init: RequestInit = {}, timeoutMs = 60_00
 const PIN = process.env.BENCH_PIN !== '0' && cpus().length >= 2 && spawnSync('taskset', ['-pc', '0', String(process.pid)], { stdio: 'ignore' }).status === 0;
 const SERVER_CPUS = cpus().length > 2 ? `1-${cpus().length - 1}` : '1';
 const ALL_CPUS = `0-${cpus().length - 1}`;
+/** A command line that runs on every CPU: children inherit this process's CPU 0 (taskset execs it, same pid). */
+const onEveryCpu = (command: string, args: string[]): [string, string[]] => (PIN ? ['taskset', ['-c', ALL_CPUS, command, ...args]] : [command, args]);
 
 /** Spawns a process and waits for its first 200 on `probe`; answers the process and the time it took. */
 async function launch(command: string, args: string[], env: Record<string, string>, port: number, probe: string): Promise<Proc & { coldMs: number }> {
   const started = performance.now();
-  // Children inherit this process's CPU 0: the server starts on every CPU (taskset execs it, same pid).
-  if (PIN) [command, args] = ['taskset', ['-c', ALL_CPUS, command, ...args]];
+  [command, args] = onEveryCpu(command, args); // the server starts on the whole machine
   const child = spawn(command, args, { cwd: ROOT, env: { ...process.env, ...env }, stdio: ['ignore', 'ignore', 'inherit'] });
   const url = `http://127.0.0.1:${port}`;
   await waitFor200(url + probe);
@@ -333,8 +334,7 @@ async function main() {
 
   const generateStarted = performance.now();
   // On every CPU, as `make generate` runs (not on this process's pinned one).
-  const [generator, generatorArgs] = PIN ? ['taskset', ['-c', ALL_CPUS, `${ROOT}node_modules/.bin/tsx`]] : [`${ROOT}node_modules/.bin/tsx`, []];
-  const generate = spawnSync(generator, [...generatorArgs, 'scripts/generate.ts', '--check'], { cwd: ROOT, stdio: 'ignore' });
+  const generate = spawnSync(...onEveryCpu(`${ROOT}node_modules/.bin/tsx`, ['scripts/generate.ts', '--check']), { cwd: ROOT, stdio: 'ignore' });
   const generateMs = performance.now() - generateStarted;
 
   const allOps = ops.get('PGlite')!;
