@@ -919,6 +919,15 @@ export interface webhooks {
 }
 export interface components {
     schemas: {
+        /**
+         * @description Text the platform stores or looks up, as a request carries it: any characters but the control
+         *     characters (NUL, the other C0 controls and DEL); tab, line feed and carriage return are allowed.
+         *
+         *     **Package decision (the seed says nothing about control characters):** a request string holding
+         *     one (`\u0000` in a JSON string, `%00` in a query or form) is refused with a 4xx in the area's
+         *     error shape, as any other broken rule of the request; it never reaches the store.
+         */
+        Text: string;
         /** @description Form body of the first token endpoint form. */
         ClientCredentialsTokenRequest: {
             /**
@@ -927,14 +936,14 @@ export interface components {
              */
             grant_type: "client_credentials";
             /** @description Client id issued to the seller. */
-            client_id: string;
+            client_id: components["schemas"]["Text"];
             /** @description Client secret issued to the seller. */
-            client_secret: string;
+            client_secret: components["schemas"]["Text"];
             /**
              * @description Requested scope. `digital-plataform:gateway-api` (the seed's spelling) gives full read and write
              *     access; the spelling `digital-platform:gateway-api` seen in a seed sample is accepted too.
              */
-            scope: string;
+            scope: components["schemas"]["Text"];
         };
         /**
          * @description An issued access token (first form).
@@ -1052,7 +1061,7 @@ export interface components {
             /** @description Kind of product. */
             product_type: components["schemas"]["ProductType"];
             /** @description Product title shown on the link's checkout page. */
-            title: string;
+            title: components["schemas"]["Text"];
             /**
              * Format: uuid
              * @description Id of the product image, as answered by `POST /dpy/payment-link/v1/payment-links/products/images`
@@ -1060,7 +1069,7 @@ export interface components {
              */
             image_id?: string;
             /** @description Product description. */
-            description?: string;
+            description?: components["schemas"]["Text"];
             /**
              * @description Units of the product in each order placed through the link.
              *
@@ -1069,7 +1078,7 @@ export interface components {
              */
             quantity?: number;
             /** @description Order prefix configured for the product (free text; the seed gives no format). */
-            order_prefix?: string;
+            order_prefix?: components["schemas"]["Text"];
             /** @description Unit price in minor units (cents convention). */
             amount: components["schemas"]["MinorUnitAmount"];
         };
@@ -1102,9 +1111,9 @@ export interface components {
         /** @description One installment schema of a credit card brand and the installment counts it enables. */
         SupportedInstallments: {
             /** @description Installment schema identifier. */
-            schema: string;
+            schema: components["schemas"]["Text"];
             /** @description Descriptive name of the installment schema. */
-            schema_name?: string;
+            schema_name?: components["schemas"]["Text"];
             /** @description Enabled installment counts; each is an integer >= 2 (seed limit). */
             installments: number[];
             /** @description Installment counts charged with interest; each is an integer >= 2 (seed limit). */
@@ -1736,9 +1745,9 @@ export interface components {
         CheckoutProduct: {
             product_type?: components["schemas"]["ProductType"];
             /** @description Product name shown in the hosted checkout. */
-            title: string;
+            title: components["schemas"]["Text"];
             /** @description Product description. */
-            description?: string;
+            description?: components["schemas"]["Text"];
             /** @description Unit price in minor units (cents convention). */
             value: components["schemas"]["MinorUnitAmount"];
             /**
@@ -1776,13 +1785,13 @@ export interface components {
          */
         CheckoutAddress: {
             /** @description Street name. */
-            street: string;
+            street: components["schemas"]["Text"];
             /** @description House or building number (a string, so `S/N` or `1578A` are allowed). */
-            number: string;
+            number: components["schemas"]["Text"];
             /** @description Complement (apartment, block, suite). */
-            complement?: string;
+            complement?: components["schemas"]["Text"];
             /** @description District or neighbourhood. */
-            district?: string;
+            district?: components["schemas"]["Text"];
             /**
              * @description City.
              *
@@ -1790,15 +1799,15 @@ export interface components {
              *     codes subdivisions, not cities. The field stays free text of at most 40 characters; the
              *     platform does not check it against any code list.
              */
-            city?: string;
+            city?: components["schemas"]["Text"];
             /** @description State or province, ISO 3166-2 based (for BR, the two-letter state code such as `SP`). */
-            state?: string;
+            state?: components["schemas"]["Text"];
             /** @description Country, ISO 3166-1 alpha-2 (at most 2 characters). */
             country: components["schemas"]["CountryCode"];
             /** @description Postal code without separators (for BR the eight-digit CEP, e.g. `01310200`). */
-            postal_code: string;
+            postal_code: components["schemas"]["Text"];
             /** @description Reference point that helps find the address. */
-            reference?: string;
+            reference?: components["schemas"]["Text"];
         };
         /**
          * @description The buyer. Sent in the payment intent request and echoed, with the same shape, in the checkout
@@ -1822,11 +1831,11 @@ export interface components {
              */
             customer_id: string;
             /** @description First name. */
-            first_name: string;
+            first_name: components["schemas"]["Text"];
             /** @description Last name. */
-            last_name: string;
+            last_name: components["schemas"]["Text"];
             /** @description Full name. */
-            name: string;
+            name: components["schemas"]["Text"];
             /**
              * Format: email
              * @description E-mail address.
@@ -1834,9 +1843,9 @@ export interface components {
             email: string;
             document_type: components["schemas"]["CheckoutDocumentType"];
             /** @description Document number, digits only for CPF and CNPJ; for a BR seller a valid CPF (or CNPJ with `document_type` `CNPJ`). */
-            document_number: string;
+            document_number: components["schemas"]["Text"];
             /** @description Phone number, digits only with country and area code recommended (e.g. `5511987654321`). */
-            phone_number?: string;
+            phone_number?: components["schemas"]["Text"];
             /**
              * @description Gender.
              * @enum {string}
@@ -1849,13 +1858,13 @@ export interface components {
         /** @description Delivery data of the order. Sent in the payment intent request and echoed, with the same shape, in the checkout notification. */
         CheckoutShipping: {
             /** @description First name of the recipient. */
-            first_name: string;
+            first_name: components["schemas"]["Text"];
             /** @description Last name of the recipient. */
-            last_name: string;
+            last_name: components["schemas"]["Text"];
             /** @description Full name of the recipient. */
-            name?: string;
+            name?: components["schemas"]["Text"];
             /** @description Phone number of the recipient. */
-            phone_number?: string;
+            phone_number?: components["schemas"]["Text"];
             /**
              * @description Shipping cost in minor units (cents convention).
              *
@@ -1872,12 +1881,12 @@ export interface components {
             /** @description Taxes included in the amount. */
             rates?: {
                 /** @description Type of tax (e.g. `IVA`). */
-                key: string;
+                key: components["schemas"]["Text"];
                 /** @description Tax amount in minor units (cents convention). */
                 value: components["schemas"]["MinorUnitAmount"];
             }[];
             /** @description Local fiscal or regulatory code (e.g. the Uruguayan tax-refund law applied to the sale). */
-            regional_regulation_code?: string;
+            regional_regulation_code?: components["schemas"]["Text"];
         };
         /**
          * @description Flow switches of the payment intent.
@@ -1926,29 +1935,29 @@ export interface components {
          */
         PaymentIntentSubMerchant: {
             /** @description The marketplace's code of the sub-merchant. */
-            identification_code?: string;
+            identification_code?: components["schemas"]["Text"];
             /** @description Type of the sub-merchant's document (e.g. `CNPJ`, `CPF`, `RUT`). */
-            document_type?: string;
+            document_type?: components["schemas"]["Text"];
             /** @description The sub-merchant's document number. */
-            document_number?: string;
+            document_number?: components["schemas"]["Text"];
             /** @description The sub-merchant's address. */
             address?: {
                 /** @description Street name. */
-                street?: string;
+                street?: components["schemas"]["Text"];
                 /** @description House or building number. */
-                number?: string;
+                number?: components["schemas"]["Text"];
                 /** @description Complement. */
-                complement?: string;
+                complement?: components["schemas"]["Text"];
                 /** @description District or neighbourhood. */
-                district?: string;
+                district?: components["schemas"]["Text"];
                 /** @description City. */
-                city?: string;
+                city?: components["schemas"]["Text"];
                 /** @description State or province. */
-                state?: string;
+                state?: components["schemas"]["Text"];
                 /** @description Country, ISO 3166-1 alpha-2 (`BR`) or alpha-3 (`BRA`), upper case. */
                 country_code?: string;
                 /** @description Postal code. */
-                postal_code?: string;
+                postal_code?: components["schemas"]["Text"];
             };
         };
         /**
@@ -1966,7 +1975,7 @@ export interface components {
              *     **Package decision (the seed does not show uniqueness):** not unique and not an idempotency
              *     key; every call creates a new payment intent.
              */
-            order_id?: string;
+            order_id?: components["schemas"]["Text"];
             payment?: components["schemas"]["PaymentIntentPayment"];
             /**
              * @description Products of the order. Required for standard flows; must be omitted when
@@ -1980,9 +1989,9 @@ export interface components {
             /** @description The order is picked up by the customer at the store. */
             pickup_store?: boolean;
             /** @description Shipping method, free text. */
-            shipping_method?: string;
+            shipping_method?: components["schemas"]["Text"];
             /** @description Text on the customer's card statement or receipt. */
-            soft_descriptor?: string;
+            soft_descriptor?: components["schemas"]["Text"];
             /**
              * @description Merchant category code (MCC) for this transaction.
              *
@@ -2131,12 +2140,12 @@ export interface components {
              *
              *     **Package decision (the seed says only `uri`):** an absolute `http` or `https` URL.
              */
-            success_url?: string;
+            success_url?: components["schemas"]["Text"];
             /**
              * Format: uri
              * @description Where the customer is redirected after a checkout error; an absolute `http` or `https` URL.
              */
-            error_url?: string;
+            error_url?: components["schemas"]["Text"];
             /**
              * @description The merchant notification webhook (see the `checkout-notification` webhook). After the merge,
              *     a stored `notification` must be complete: `url`, `user_credentials.user` and
@@ -2149,7 +2158,7 @@ export interface components {
                  * Format: uri
                  * @description Webhook address, an absolute `http` or `https` URL; notifications are POSTed to it exactly as written.
                  */
-                url?: string;
+                url?: components["schemas"]["Text"];
                 authentication_type?: components["schemas"]["NotificationAuthenticationType"];
                 /** @description Credentials the platform sends as HTTP Basic to the webhook address. */
                 user_credentials?: {
@@ -2159,9 +2168,9 @@ export interface components {
                      *     **Package decision (the seed states no rule):** non-empty and without `:`, since HTTP
                      *     Basic separates user and password with the first `:`.
                      */
-                    user?: string;
+                    user?: components["schemas"]["Text"];
                     /** @description Webhook password. Write-only: stored, never returned. */
-                    password?: string;
+                    password?: components["schemas"]["Text"];
                 };
             };
         };
@@ -2425,21 +2434,21 @@ export interface components {
          */
         SubscriptionAddress: {
             /** @description Street name. */
-            street?: string;
+            street?: components["schemas"]["Text"];
             /** @description Building number. */
-            number?: string;
+            number?: components["schemas"]["Text"];
             /** @description Complement (apartment, suite, block). */
-            complement?: string;
+            complement?: components["schemas"]["Text"];
             /** @description District (bairro). */
-            district?: string;
+            district?: components["schemas"]["Text"];
             /** @description City. */
-            city?: string;
+            city?: components["schemas"]["Text"];
             /** @description State or province. */
-            state?: string;
+            state?: components["schemas"]["Text"];
             /** @description Country, ISO 3166-1 alpha-2 (`BR`). */
             country?: components["schemas"]["CountryCode"];
             /** @description Postal code (CEP in Brazil), digits only expected. */
-            postal_code?: string;
+            postal_code?: components["schemas"]["Text"];
         } & {
             [key: string]: unknown;
         };
@@ -2476,7 +2485,7 @@ export interface components {
              */
             brand?: components["schemas"]["SubscriptionCardBrand"];
             /** @description Token of the card number issued by the platform's card vault. */
-            number_token: string;
+            number_token: components["schemas"]["Text"];
             /** @description First 6 digits of the card. */
             bin: string;
             /** @description Expiry month, two digits (`01` to `12`); optional for AR. */
@@ -2484,9 +2493,9 @@ export interface components {
             /** @description Expiry year, two digits (`29` for 2029); optional for AR. */
             expiration_year?: string;
             /** @description Name printed on the card. */
-            cardholder_name?: string;
+            cardholder_name?: components["schemas"]["Text"];
             /** @description Identifier of the card stored in the platform's vault, when the card was stored before. */
-            card_id?: string;
+            card_id?: components["schemas"]["Text"];
             /** @description Card security code, 3 or 4 digits; optional for AR. Never stored, never returned. */
             security_code?: string;
             /** @description Last 4 digits of the card. */
@@ -2495,9 +2504,9 @@ export interface components {
         /** @description Digital wallet the card comes from. */
         SubscriptionWallet: {
             /** @description Wallet type (for example `google_pay`, `apple_pay`, `c2p_master`). */
-            type: string;
+            type: components["schemas"]["Text"];
             /** @description Identifier of the payment in the wallet. */
-            id: string;
+            id: components["schemas"]["Text"];
         };
         /** @description Network tokenization data of the card (card network token). */
         SubscriptionTokenization: {
@@ -2510,11 +2519,11 @@ export interface components {
              * @description Network token cryptogram. **Package decision (the seed does not say):** single-use, used for
              *     the first charge only, never stored and never returned in a response.
              */
-            cryptogram?: string;
+            cryptogram?: components["schemas"]["Text"];
             /** @description Electronic commerce indicator. */
-            eci?: string;
+            eci?: components["schemas"]["Text"];
             /** @description Token requestor identifier. */
-            requestor_id?: string;
+            requestor_id?: components["schemas"]["Text"];
         };
         /** @description Credit card payment of a new subscription. */
         SubscriptionCreditPaymentTypeRequest: {
@@ -2525,7 +2534,7 @@ export interface components {
             transaction_type: "FULL";
             billing_address?: components["schemas"]["SubscriptionAddress"];
             /** @description Text shown on the customer's card statement. */
-            soft_descriptor?: string;
+            soft_descriptor?: components["schemas"]["Text"];
             card: components["schemas"]["SubscriptionRequestCard"];
             wallet?: components["schemas"]["SubscriptionWallet"];
             tokenization?: components["schemas"]["SubscriptionTokenization"];
@@ -2552,7 +2561,7 @@ export interface components {
             transaction_type: "FULL";
             billing_address?: components["schemas"]["SubscriptionAddress"];
             /** @description Text shown on the customer's card statement. */
-            soft_descriptor?: string;
+            soft_descriptor?: components["schemas"]["Text"];
             card: components["schemas"]["SubscriptionRequestCard"];
             wallet?: components["schemas"]["SubscriptionWallet"];
             tokenization?: components["schemas"]["SubscriptionTokenization"];
@@ -2582,13 +2591,13 @@ export interface components {
          */
         SubscriptionShipping: {
             /** @description Recipient's first name. */
-            first_name?: string;
+            first_name?: components["schemas"]["Text"];
             /** @description Recipient's last name. */
-            last_name?: string;
+            last_name?: components["schemas"]["Text"];
             /** @description Recipient's e-mail address. */
-            email?: string;
+            email?: components["schemas"]["Text"];
             /** @description Recipient's phone number. */
-            phone_number?: string;
+            phone_number?: components["schemas"]["Text"];
             /**
              * Format: int32
              * @description Shipping cost per installment, in minor units.
@@ -2599,9 +2608,9 @@ export interface components {
         /** @description Device the customer subscribed from, passed on to fraud prevention. */
         SubscriptionDevice: {
             /** @description IP address of the customer's device (IPv4 or IPv6). */
-            ip_address?: string;
+            ip_address?: components["schemas"]["Text"];
             /** @description Device fingerprint identifier. */
-            device_id?: string;
+            device_id?: components["schemas"]["Text"];
         };
         /** @description Body of `createSubscription`. */
         CreateSubscriptionRequest: {
@@ -2612,7 +2621,7 @@ export interface components {
              */
             seller_id: string;
             /** @description Buyer id used by the e-commerce; passed on in the instant-payment notification when given. */
-            customer_id: string;
+            customer_id: components["schemas"]["Text"];
             /**
              * Format: uuid
              * @description An existing recurrence plan of the seller (UUID v4); it must be `active`.
@@ -2622,7 +2631,7 @@ export interface components {
              * @description Merchant order id of the subscription. **Package decision (required in responses, optional
              *     here):** when omitted, the platform generates one (a UUID v4 written as a string).
              */
-            order_id?: string;
+            order_id?: components["schemas"]["Text"];
             /**
              * Format: date
              * @description Billing start (`YYYY-MM-DD`, UTC calendar date): installment 1 is charged on this date and
@@ -3448,7 +3457,7 @@ export interface components {
          */
         SandboxSellerCreate: {
             /** @description Trade name shown in the hosted checkout. */
-            trade_name: string;
+            trade_name: components["schemas"]["Text"];
             /**
              * Format: email
              * @description Seller e-mail.
@@ -3462,11 +3471,11 @@ export interface components {
             /** @description Currencies the seller sells in; the first is its default. */
             currencies: components["schemas"]["CurrencyCode"][];
             /** @description Merchant id (generated when omitted). */
-            merchant_id?: string;
+            merchant_id?: components["schemas"]["Text"];
             /** @description Seller code (generated when omitted). */
-            seller_code?: string;
+            seller_code?: components["schemas"]["Text"];
             /** @description Tenant written into the seller's access tokens (default `sandbox`). */
-            tenant?: string;
+            tenant?: components["schemas"]["Text"];
             services?: components["schemas"]["SellerServices"];
             payments?: components["schemas"]["PaymentMethodsConfiguration"];
             /**
@@ -3480,7 +3489,7 @@ export interface components {
             /** @description Client id to issue (generated when omitted); 409 when already taken. */
             client_id?: string;
             /** @description Client secret to issue (generated when omitted). Stored hashed, never returned again. */
-            client_secret?: string;
+            client_secret?: components["schemas"]["Text"];
         };
         /** @description The created seller and its client credentials; the secret is shown only in this answer. */
         SandboxSellerCreated: {
@@ -3605,9 +3614,9 @@ export interface components {
              */
             seller_id: string;
             /** @description Plan name. */
-            name: string;
+            name: components["schemas"]["Text"];
             /** @description Free description. */
-            description?: string;
+            description?: components["schemas"]["Text"];
             amount: components["schemas"]["MinorUnitAmount"];
             currency: components["schemas"]["CurrencyCode"];
             /**
@@ -3645,14 +3654,14 @@ export interface components {
              */
             seller_id: string;
             /** @description A label for the clock. */
-            name?: string;
+            name?: components["schemas"]["Text"];
             /**
              * Format: date-time
              * @description The clock's starting instant (UTC).
              */
             frozen_time: string;
             /** @description The seller's customers whose new subscriptions live on this clock. */
-            customer_ids: string[];
+            customer_ids: components["schemas"]["Text"][];
         };
         /** @description A test clock and the subscriptions that live on its time. */
         SandboxTestClock: {
@@ -3788,7 +3797,7 @@ export interface components {
              */
             seller_id: string;
             /** @description Label of the link. */
-            label: string;
+            label: components["schemas"]["Text"];
             /**
              * @description `custom` is reusable up to `max_orders`; `unique` sells once.
              * @enum {string}
@@ -4172,7 +4181,7 @@ export interface components {
          *     token's client id. At most 255 characters (a longer value is a 400).
          * @example maria.oliveira@cafedamontanha.com.br
          */
-        Username: string;
+        Username: components["schemas"]["Text"];
         /**
          * @description Id of the notification delivery.
          * @example 0f6d3c1e-4b7a-4c55-9a0e-2f1b7d9c8e41
@@ -4336,7 +4345,7 @@ export interface operations {
                  *     and `_` are literal characters). 1 to 100 characters.
                  * @example fotografia
                  */
-                title?: string;
+                title?: components["schemas"]["Text"];
                 /**
                  * @description Only links whose `expiration` is at or after this instant (inclusive); links without
                  *     `expiration` never match an expiration filter. An RFC 3339 date-time with an offset.
@@ -4410,7 +4419,7 @@ export interface operations {
                  * @description Public short identifier of the link (opaque; 8 characters `[A-Za-z0-9]` in the reference sandbox).
                  * @example Xk7pQ2aZ
                  */
-                short_id: string;
+                short_id: components["schemas"]["Text"];
             };
             cookie?: never;
         };
