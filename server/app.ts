@@ -9,7 +9,8 @@ import { parse } from 'yaml';
 import type { VerifyAccessToken } from './authentication/access-tokens.ts';
 import { createAuthentication } from './authentication/index.ts';
 import type { Config } from './config.ts';
-import type { PlatformDocument } from '../client/contract.ts';
+import type { PlatformDocument } from './http/contract.ts';
+import { ROUTING, type RoutedOperation } from './http/operations.ts';
 import { requireAccessToken } from './http/auth.ts';
 import { rateLimitPerClient } from './http/rate-limit.ts';
 import { authenticateByContract } from './http/security.ts';
@@ -54,7 +55,7 @@ const AREAS: AreaRoutes[] = [
  * Reference-only routes the server answers whatever bundle it enforces. A bundle without the
  * sandbox area (one area's bundle, in tests) does not document them: the validator lets them by.
  */
-const REFERENCE_ONLY_PATHS = ['/sandbox/v1/jwks'];
+const REFERENCE_ONLY: RoutedOperation[] = [{ method: 'GET', template: '/sandbox/v1/jwks', schemes: [] }];
 
 /**
  * The bundle as data, read now so that a missing or broken file fails at start, not on a request:
@@ -69,7 +70,7 @@ function loadApiSpec(file: string): PlatformDocument {
 export async function createApp(deps: AppDeps, extraAreas: AreaRoutes[] = []): Promise<Express> {
   const { config, logger, store } = deps;
   const apiSpec = loadApiSpec(config.apiSpec);
-  const undocumented = REFERENCE_ONLY_PATHS.filter((path) => !(path in (apiSpec.paths ?? {})));
+  const undocumented = REFERENCE_ONLY.map((op) => op.template).filter((path) => !(path in (apiSpec.paths ?? {})));
   const authentication = await createAuthentication(store, config.issuer);
   const areaDeps: AreaDeps = {
     ...deps,
@@ -79,6 +80,10 @@ export async function createApp(deps: AppDeps, extraAreas: AreaRoutes[] = []): P
 
   const app = express();
   app.disable('x-powered-by');
+  // One routing truth (http/operations.ts): the routers, the validator (it reads these settings) and
+  // the security decision match paths the same way, case-sensitive and strict.
+  app.set('case sensitive routing', ROUTING.caseSensitive);
+  app.set('strict routing', ROUTING.strict);
   app.use(httpLogging(logger));
   // The HTML reference (`make docs`) is for people, not an API operation: served before the validator.
   app.get('/docs', (_req, res) => {
@@ -88,10 +93,16 @@ export async function createApp(deps: AppDeps, extraAreas: AreaRoutes[] = []): P
   // The hosted checkout and payment link pages are HTML for people too: before the validator.
   app.use(checkoutPages(deps));
   app.use(
-    authenticateByContract(apiSpec, {
-      oauth2: areaDeps.requireAccessToken,
-      sandboxAdmin: requireSandboxAdmin(config.sandboxAdminToken),
-    }),
+    authenticateByContract(
+      apiSpec,
+      {
+        oauth2: areaDeps.requireAccessToken,
+        sandboxAdmin: requireSandboxAdmin(config.sandboxAdminToken),
+        // The second token form checks the client's Basic credentials itself, in its own error shape.
+        clientBasicAuth: (_req, _res, next) => next(),
+      },
+      REFERENCE_ONLY,
+    ),
   );
   app.use(rateLimitPerClient(config.rateLimit)); // after authentication: keyed by the token's client
   app.use(express.json({ limit: config.bodyLimit }), express.urlencoded({ extended: false, limit: config.bodyLimit }));

@@ -6,6 +6,7 @@ import type { Logger } from 'pino';
 import { orderTotal } from '../payment-link/orders.ts';
 import type { Store } from '../store/store.ts';
 import type { Config } from '../config.ts';
+import { ROUTING } from '../http/operations.ts';
 import { DOCUMENT_TYPES_BY_COUNTRY } from '../web-checkout/service.ts';
 import { frontendOfForm } from './notification.ts';
 import { checkoutPage, contentSecurityPolicy, layoutOf, messagePage, type CheckoutPageModel } from './pages.ts';
@@ -45,7 +46,7 @@ function send(res: Response, status: number, html: string, nonce?: string) {
 export function checkoutPages(deps: { store: Store; config: Config; logger: Logger; now?: () => Date }): Router {
   const { store, config } = deps;
   const now = deps.now ?? (() => new Date());
-  const router = Router();
+  const router = Router(ROUTING);
   router.use(['/checkout', '/pay'], express.urlencoded({ extended: false, limit: '32kb' }));
   const plainLayout = layoutOf({ primaryColor: '#0B3B8C', accentColor: '#F5A623', typeFace: 'Platform Micro Text' });
 

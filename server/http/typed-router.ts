@@ -4,6 +4,7 @@
 // takes the operation's success bodies. The runtime validator still checks everything.
 import { Router, type RequestHandler } from 'express';
 import type { paths } from './contract.ts';
+import { expressPath, ROUTING } from './operations.ts';
 
 export type Method = 'get' | 'put' | 'post' | 'patch' | 'delete';
 
@@ -38,15 +39,28 @@ export type OperationHandler<O> = RequestHandler<PathParamsOf<O>, SuccessBodyOf<
 /** Middlewares first (authentication), the typed handler last. */
 type Handlers<P extends keyof paths, M extends Method> = [...RequestHandler[], OperationHandler<OperationOf<P, M>>];
 
-/** `/payment-links/{link_id}` as Express's `/payment-links/:link_id`. */
-export const expressPath = (path: string) => path.replace(/\{([^}]+)\}/g, ':$1');
+export { expressPath };
+
+/**
+ * A route runs only for the operation it was registered for: the one security authenticated
+ * (`req.operation`) and, when validation is on, the one the validator checked (`req.openapi`). Any
+ * other request that this route's pattern happens to match goes on to the next route (at the end, a 404).
+ */
+function onlyFor(method: string, template: string): RequestHandler {
+  const upper = method.toUpperCase();
+  return (req, _res, next) => {
+    const secured = req.operation?.method === upper && req.operation.template === template;
+    const validated = !('openapi' in req) || req.openapi === undefined || (req.openapi as { openApiRoute?: string }).openApiRoute === template;
+    next(secured && validated ? undefined : 'route');
+  };
+}
 
 export function typedRouter() {
-  const router = Router();
+  const router = Router(ROUTING);
   const route =
     <M extends Method>(method: M) =>
     <P extends PathWith<M>>(path: P, ...handlers: Handlers<P, M>) => {
-      router[method](expressPath(path), ...(handlers as RequestHandler[]));
+      router[method](expressPath(path), onlyFor(method, path), ...(handlers as RequestHandler[]));
       return api;
     };
   const api = { router, get: route('get'), put: route('put'), post: route('post'), patch: route('patch'), delete: route('delete') };

@@ -221,9 +221,9 @@ describe('request ids and logs', () => {
       const { request } = await import('node:http');
       const url = new URL(quiet.url);
       await new Promise<void>((resolve) => {
-        const req = request({ host: url.hostname, port: url.port, method: 'POST', path: '/sandbox/v1/sellers', headers: { 'content-type': 'application/json', 'content-length': '1000', 'x-request-id': 'quiet-aborted' } });
+        const req = request({ host: url.hostname, port: url.port, method: 'POST', path: '/authentication/oauth2/-core/access_token', headers: { 'content-type': 'application/x-www-form-urlencoded', 'content-length': '1000', 'x-request-id': 'quiet-aborted' } });
         req.on('error', () => resolve());
-        req.write('{"seller');
+        req.write('grant_type=client_cre');
         setTimeout(() => { req.destroy(); resolve(); }, 100);
       });
       await expect.poll(() => quiet.logs.lines.find((l) => l.req?.id === 'quiet-aborted')).toMatchObject({ level: 50, msg: 'request aborted' });

@@ -1,0 +1,68 @@
+// The operations of the enforced contract, matched exactly as the routers match them: the same
+// library (path-to-regexp, Express's own), case-sensitive and strict (no optional trailing slash).
+// Security decides from the operation found here, and each route only runs for the operation it
+// was registered for (typed-router.ts), so no other spelling of a path reaches a handler without
+// that operation's security.
+import { match } from 'path-to-regexp';
+import type { PlatformDocument } from './contract.ts';
+
+export const ROUTING = { caseSensitive: true, strict: true } as const;
+
+const METHODS = ['get', 'put', 'post', 'delete', 'options', 'head', 'patch', 'trace'] as const;
+
+/** One documented operation as the server routes it. */
+export interface RoutedOperation {
+  /** Upper case, as `req.method`. */
+  method: string;
+  /** The contract's path key, e.g. `/dpy/payment-link/v1/payment-links/{link_id}/orders/{order_id}`. */
+  template: string;
+  /** Security scheme names of the operation's first requirement (`[]` when public). */
+  schemes: string[];
+}
+
+declare global {
+  // eslint-disable-next-line @typescript-eslint/no-namespace
+  namespace Express {
+    interface Request {
+      /** The contract operation this request was authenticated for (set by authenticateByContract). */
+      operation?: RoutedOperation;
+    }
+  }
+}
+
+interface Entry extends RoutedOperation {
+  matches: (path: string) => unknown;
+  literals: number;
+}
+
+/** `/payment-links/{link_id}` as Express's `/payment-links/:link_id`. */
+export const expressPath = (path: string) => path.replace(/\{([^}]+)\}/g, ':$1');
+
+const matcher = (template: string) =>
+  match(expressPath(template), { sensitive: ROUTING.caseSensitive, trailing: !ROUTING.strict, end: true, decode: false });
+
+/** A matcher over every operation of `doc` plus `extra` undocumented ones; the most literal path wins. */
+export function operationMatcher(doc: PlatformDocument, extra: RoutedOperation[] = []) {
+  const entries: Entry[] = [];
+  const add = (op: RoutedOperation) =>
+    entries.push({ ...op, matches: matcher(op.template), literals: op.template.split('/').filter((s) => s && !s.startsWith('{')).length });
+  for (const [template, item] of Object.entries(doc.paths ?? {})) {
+    for (const method of METHODS) {
+      const operation = item[method];
+      if (!operation) continue;
+      const security: Array<Record<string, string[]>> = operation.security ?? (doc as { security?: [] }).security ?? [];
+      add({ method: method.toUpperCase(), template, schemes: Object.keys(security[0] ?? {}) });
+    }
+  }
+  for (const op of extra) if (!entries.some((e) => e.method === op.method && e.template === op.template)) add(op);
+  entries.sort((a, b) => b.literals - a.literals);
+  /** HEAD is answered by GET routes (Express), so it is authenticated as the GET operation. */
+  const find = (method: string, path: string): RoutedOperation | undefined => {
+    const wanted = method === 'HEAD' ? 'GET' : method;
+    const found = entries.find((e) => e.method === wanted && e.matches(path));
+    return found && { method: found.method, template: found.template, schemes: found.schemes };
+  };
+  /** Methods documented for the path (a wrong method is a 405 with `Allow`, not a 404). */
+  const methodsOf = (path: string) => entries.filter((e) => e.matches(path)).map((e) => e.method);
+  return { find, methodsOf, operations: entries.map(({ method, template, schemes }): RoutedOperation => ({ method, template, schemes })) };
+}
