@@ -2138,12 +2138,15 @@ export interface components {
              * Format: uri
              * @description Where the customer is redirected after a successful checkout.
              *
-             *     **Package decision (the seed says only `uri`):** an absolute `http` or `https` URL.
+             *     **Package decision (the seed says only `uri`):** an absolute `http` or `https` URL with a
+             *     host, as a browser parses it (WHATWG URL): `http://`, `http://:80/`, `http://%zz/` or
+             *     `http://[::1/` are refused with 422 `validation_error` ("must be an absolute http or https
+             *     URL"), since the hosted checkout could not send the customer there.
              */
             success_url?: components["schemas"]["Text"];
             /**
              * Format: uri
-             * @description Where the customer is redirected after a checkout error; an absolute `http` or `https` URL.
+             * @description Where the customer is redirected after a checkout error; the same rule as `success_url`.
              */
             error_url?: components["schemas"]["Text"];
             /**
@@ -2156,7 +2159,16 @@ export interface components {
             notification?: {
                 /**
                  * Format: uri
-                 * @description Webhook address, an absolute `http` or `https` URL; notifications are POSTed to it exactly as written.
+                 * @description Webhook address, an absolute `http` or `https` URL without credentials in it;
+                 *     notifications are POSTed to it exactly as written.
+                 *
+                 *     **Package decision (request forgery):** a sandbox started with
+                 *     `SANDBOX_ALLOW_PRIVATE_NOTIFICATION_URLS=false` refuses (422 `validation_error`) an
+                 *     address that is not public (loopback, private, link-local, shared, multicast, reserved,
+                 *     unspecified; in any spelling: `2130706433`, `0x7f.1`, `[::ffff:127.0.0.1]`…) and a host
+                 *     name that does not resolve to public addresses only, every address it resolves to
+                 *     checked. Each delivery checks again the address it connects to: an attempt to an address
+                 *     that is not public fails without sending anything.
                  */
                 url?: components["schemas"]["Text"];
                 authentication_type?: components["schemas"]["NotificationAuthenticationType"];
@@ -4791,7 +4803,11 @@ export interface operations {
                 };
             };
             413: components["responses"]["WebCheckoutPayloadTooLarge"];
-            /** @description One or more fields failed validation (`validation_error`). */
+            /**
+             * @description One or more fields failed validation (`validation_error`): the schema, a `success_url` or
+             *     `error_url` a browser could not follow, a notification URL this sandbox may not call, or an
+             *     incomplete notification.
+             */
             422: {
                 headers: {
                     [name: string]: unknown;

@@ -19,6 +19,7 @@ import { ApiError, ContractViolation, errorHandler } from './http/errors.ts';
 import { httpLogging } from './http/logging.ts';
 import { checkoutPages } from './checkout/routes.ts';
 import { sandboxNotificationRoutes } from './sandbox/notifications.ts';
+import type { HostResolver } from './notifications/public-addresses.ts';
 import type { Store } from './store/store.ts';
 import { paymentLinkRoutes } from './payment-link/routes.ts';
 import { PRODUCT_IMAGE_MAX_BYTES } from './payment-link/service.ts';
@@ -31,6 +32,8 @@ export interface AppDeps {
   store: Store;
   config: Config;
   logger: Logger;
+  /** How notification URL host names are resolved; the system's resolver unless a test injects one. */
+  resolveHostName?: HostResolver;
 }
 
 /** What every area's routes receive: the app's dependencies and the bearer check. */

@@ -1,8 +1,11 @@
 // The delivery worker as the server runs it: the seller's notification configuration is the target,
-// checked again with the URL rule at each attempt, and the contract's retry policy, scaled by config.
+// checked again with the URL rule at each attempt, its host name checked on every address by the
+// connection's own lookup (so a name that changes its answer cannot pass), and the contract's retry
+// policy, scaled by config.
 import type { Logger } from 'pino';
 import type { Config } from '../config.ts';
 import { createDeliveryWorker, type DeliveryWorker, type NotificationTarget, type RefusedTarget } from '../notifications/delivery.ts';
+import { connectionLookup, systemResolver, type HostResolver } from '../notifications/public-addresses.ts';
 import { CONTRACT_RETRY_POLICY, type RetryPolicy } from '../notifications/retry-policy.ts';
 import type { Store } from '../store/store.ts';
 import { notificationUrlProblem } from '../web-checkout/notification-url.ts';
@@ -25,11 +28,14 @@ export function notificationTargetOf(store: Store, allowPrivateNotificationUrls:
   };
 }
 
-export function notificationDeliveryWorker(deps: { store: Store; logger: Logger; config: Config }): DeliveryWorker {
+/** `resolveHostName`: the system's resolver unless a test injects one. */
+export function notificationDeliveryWorker(deps: { store: Store; logger: Logger; config: Config; resolveHostName?: HostResolver }): DeliveryWorker {
+  const { allowPrivateNotificationUrls } = deps.config;
   return createDeliveryWorker({
     store: deps.store,
     logger: deps.logger,
-    resolveTarget: notificationTargetOf(deps.store, deps.config.allowPrivateNotificationUrls),
+    resolveTarget: notificationTargetOf(deps.store, allowPrivateNotificationUrls),
+    lookup: connectionLookup(deps.resolveHostName ?? systemResolver, allowPrivateNotificationUrls),
     policy: retryPolicyOf(deps.config),
     pollIntervalMs: deps.config.notificationPollIntervalMs,
   });

@@ -2,6 +2,11 @@
 // notification URL with HTTP Basic, records the attempt, and ends delivery on a 200 or schedules the
 // next attempt per the retry policy. Safe with several workers and instances: rows are leased with
 // FOR UPDATE SKIP LOCKED, and a worker that dies mid-attempt leaves a lease that simply expires.
+import { once } from 'node:events';
+import http from 'node:http';
+import https from 'node:https';
+import type { LookupFunction } from 'node:net';
+import { finished } from 'node:stream/promises';
 import type { Logger } from 'pino';
 import type { Store } from '../store/store.ts';
 import { createPoller } from '../workers/poller.ts';
@@ -34,7 +39,11 @@ export interface DeliveryWorkerOptions {
   pollIntervalMs?: number;
   batchSize?: number;
   now?: () => Date;
-  fetch?: typeof fetch;
+  /**
+   * How the worker's connections resolve host names (dns.lookup by default): the hook that checks
+   * the address actually connected to. Literal addresses do not go through it: resolveTarget checks those.
+   */
+  lookup?: LookupFunction;
 }
 
 export interface AttemptOutcome {
@@ -45,20 +54,32 @@ export interface AttemptOutcome {
 
 const basic = (t: NotificationTarget) => `Basic ${Buffer.from(`${t.user}:${t.password}`).toString('base64')}`;
 
-async function post(doFetch: typeof fetch, target: NotificationTarget, payload: unknown, timeoutMs: number): Promise<AttemptOutcome> {
+/** The worker's own connections (kept alive between attempts), each resolved through `lookup`. */
+function agentsOf(lookup: LookupFunction | undefined) {
+  const options = { keepAlive: true, ...(lookup ? { lookup } : {}) };
+  return { 'http:': new http.Agent(options), 'https:': new https.Agent(options) };
+}
+
+/** One POST (redirects are not followed); the answer's status, or why there is none. */
+async function post(agents: ReturnType<typeof agentsOf>, target: NotificationTarget, payload: unknown, timeoutMs: number): Promise<AttemptOutcome> {
   const started = performance.now();
+  const signal = AbortSignal.timeout(timeoutMs);
   try {
-    const response = await doFetch(target.url, {
+    const url = new URL(target.url);
+    const body = JSON.stringify(payload);
+    const client = url.protocol === 'https:' ? https : http;
+    const request = client.request(url, {
       method: 'POST',
-      headers: { authorization: basic(target), 'content-type': 'application/json', 'user-agent': 'payment-platform-sandbox/1' },
-      body: JSON.stringify(payload),
-      redirect: 'manual',
-      signal: AbortSignal.timeout(timeoutMs),
+      agent: agents[url.protocol as keyof typeof agents],
+      headers: { authorization: basic(target), 'content-type': 'application/json', 'content-length': Buffer.byteLength(body), 'user-agent': 'payment-platform-sandbox/1' },
+      signal,
     });
-    await response.arrayBuffer().catch(() => undefined); // the body is ignored, but the socket is freed
-    return { statusCode: response.status, latencyMs: Math.round(performance.now() - started) };
+    request.end(body);
+    const [response] = (await once(request, 'response')) as [http.IncomingMessage];
+    await finished(response.resume()).catch(() => undefined); // the body is ignored, but the socket is freed
+    return { statusCode: response.statusCode, latencyMs: Math.round(performance.now() - started) };
   } catch (error) {
-    const reason = (error as Error).name === 'TimeoutError' ? `no answer within ${timeoutMs} ms` : String((error as Error).cause ?? (error as Error).message);
+    const reason = signal.aborted ? `no answer within ${timeoutMs} ms` : (error as Error).message;
     return { latencyMs: Math.round(performance.now() - started), error: reason };
   }
 }
@@ -67,7 +88,7 @@ export function createDeliveryWorker(options: DeliveryWorkerOptions) {
   const { store, logger, resolveTarget } = options;
   const policy = options.policy ?? CONTRACT_RETRY_POLICY;
   const now = options.now ?? (() => new Date());
-  const doFetch = options.fetch ?? fetch;
+  const agents = agentsOf(options.lookup);
   const repo = notificationRepository(store);
   // Long enough to cover one attempt; a crashed worker's rows come back after it.
   const leaseMs = policy.attemptTimeoutMs + 5_000;
@@ -78,7 +99,7 @@ export function createDeliveryWorker(options: DeliveryWorkerOptions) {
     const resolved = await resolveTarget(delivery.seller_id);
     const target = resolved && !('refused' in resolved) ? resolved : undefined;
     const outcome: AttemptOutcome = target
-      ? await post(doFetch, target, delivery.payload, policy.attemptTimeoutMs)
+      ? await post(agents, target, delivery.payload, policy.attemptTimeoutMs)
       : { latencyMs: 0, error: resolved && 'refused' in resolved ? `notification URL refused: ${resolved.refused}` : 'no notification URL is configured for the seller' };
     await store.transaction(async (tx) => {
       const r = notificationRepository(tx);

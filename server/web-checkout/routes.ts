@@ -6,9 +6,9 @@ import { webCheckoutRepository } from './repository.ts';
 import { paymentIntentService } from './service.ts';
 import { technicalConfigurationService } from './technical-configuration.ts';
 
-export const webCheckoutRoutes: AreaRoutes = ({ store, config }) => {
+export const webCheckoutRoutes: AreaRoutes = ({ store, config, resolveHostName }) => {
   const paymentIntents = paymentIntentService(webCheckoutRepository(store), { publicBaseUrl: config.publicBaseUrl });
-  const technicalConfigurations = technicalConfigurationService(store, { allowPrivateNotificationUrls: config.allowPrivateNotificationUrls });
+  const technicalConfigurations = technicalConfigurationService(store, { allowPrivateNotificationUrls: config.allowPrivateNotificationUrls, resolveHostName });
 
   return typedRouter()
     .post('/dpy/web-checkout/v1/payment-intent', async (req, res) => {

@@ -4,7 +4,9 @@ import type { components } from '../http/contract.ts';
 import type { Problem } from '../http/errors.ts';
 import type { Store } from '../store/store.ts';
 import { configurationNotFound, fieldProblem, validationError } from './errors.ts';
-import { notificationUrlProblem } from './notification-url.ts';
+import { systemResolver, type HostResolver } from '../notifications/public-addresses.ts';
+import { httpUrlOf, NOT_AN_HTTP_URL } from './http-url.ts';
+import { notificationUrlRefusal } from './notification-url.ts';
 import { webCheckoutRepository, type StoredTechnicalConfiguration, type WebCheckoutRepository } from './repository.ts';
 import { sellerOfToken } from './service.ts';
 
@@ -66,10 +68,23 @@ export function incompleteNotificationViolations(c: StoredTechnicalConfiguration
 }
 
 /** A notification URL sent in the update must be one this server may call (see notification-url.ts). */
-export function notificationUrlViolations(update: TechnicalConfigurationUpdate, allowPrivateAddresses: boolean): Problem[] {
+export async function notificationUrlViolations(
+  update: TechnicalConfigurationUpdate,
+  options: { allowPrivateAddresses: boolean; resolve: HostResolver },
+): Promise<Problem[]> {
   const url = update.notification?.url;
-  const problem = url === undefined ? undefined : notificationUrlProblem(url, allowPrivateAddresses);
+  const problem = url === undefined ? undefined : await notificationUrlRefusal(url, options);
   return problem ? [fieldProblem('notification.url', problem)] : [];
+}
+
+/** The redirect URLs sent in the update must be ones the customer's browser can follow (see http-url.ts). */
+export function redirectUrlViolations(update: TechnicalConfigurationUpdate): Problem[] {
+  return (['success_url', 'error_url'] as const)
+    .filter((field) => {
+      const url = update[field];
+      return url !== undefined && !httpUrlOf(url);
+    })
+    .map((field) => fieldProblem(field, NOT_AN_HTTP_URL));
 }
 
 /** The configuration as the API shows it: complete layout, URLs once set, never the password. */
@@ -91,6 +106,8 @@ export function technicalConfigurationView(c: StoredTechnicalConfiguration): Tec
 
 export interface TechnicalConfigurationOptions {
   allowPrivateNotificationUrls: boolean;
+  /** How notification URL host names are resolved (the system's resolver unless a test injects one). */
+  resolveHostName?: HostResolver;
 }
 
 export function technicalConfigurationService(store: Store, options: TechnicalConfigurationOptions) {
@@ -109,12 +126,18 @@ export function technicalConfigurationService(store: Store, options: TechnicalCo
       return (await repository.findTechnicalConfiguration(sellerId)) ?? DEFAULT_TECHNICAL_CONFIGURATION;
     },
 
-    /** Merges, checks and stores in one transaction; a refused update changes nothing. */
+    /**
+     * Merges, checks and stores in one transaction; a refused update changes nothing. The URLs are
+     * checked first, outside the transaction: resolving a host name may take a while.
+     */
     async updateTechnicalConfiguration(sellerId: string, update: TechnicalConfigurationUpdate): Promise<TechnicalConfiguration> {
+      const urlProblems = [
+        ...redirectUrlViolations(update),
+        ...(await notificationUrlViolations(update, { allowPrivateAddresses: options.allowPrivateNotificationUrls, resolve: options.resolveHostName ?? systemResolver })),
+      ];
       return store.transaction(async (tx) => {
         const repository = webCheckoutRepository(tx);
         await checkoutSellerOf(repository, sellerId);
-        const urlProblems = notificationUrlViolations(update, options.allowPrivateNotificationUrls);
         const stored = await repository.lockTechnicalConfiguration(sellerId, DEFAULT_TECHNICAL_CONFIGURATION);
         const merged = mergeTechnicalConfiguration(stored, update);
         const problems = [...urlProblems, ...incompleteNotificationViolations(merged)];

@@ -5,9 +5,12 @@ import { verifyCheckoutNotification } from '../../client/webhooks/verify.ts';
 import { notificationDeliveryWorker, retryPolicyOf } from '../../server/checkout/notification-delivery.ts';
 import { createLogger } from '../../server/http/logging.ts';
 import { CONTRACT_RETRY_POLICY } from '../../server/notifications/retry-policy.ts';
-import type { TestServer } from './support/server.ts';
+import type { HostResolver } from '../../server/notifications/public-addresses.ts';
+import { PLATFORM_BUNDLE } from '../support/contract.ts';
+import { startTestServer, type TestServer } from './support/server.ts';
 import { ADMIN, createSeller, startPlatformServer, STORES, type SandboxSeller } from './support/payment-link.ts';
 import { cardForm, configureCheckout, createIntent, MERCHANT_CREDENTIALS, startMerchant, type Merchant } from './support/checkout.ts';
+import { PUBLIC_V4, rebindingResolver, tableResolver } from './support/resolvers.ts';
 
 const until = async (check: () => Promise<boolean> | boolean, ms = 5_000) => {
   const end = Date.now() + ms;
@@ -96,7 +99,7 @@ for (const kind of STORES) {
       const delivery = (await list()).body.deliveries.find((d: any) => d.payload.payment_intent_id === intent.payment_intent_id);
       expect(delivery.status).toBe('pending');
       expect(delivery.attempts).toEqual([
-        expect.objectContaining({ attempt: 1, url: `${merchant.url}/`, latency_ms: 0, error: 'notification URL refused: must not point to a loopback, private or link-local address' }),
+        expect.objectContaining({ attempt: 1, url: `${merchant.url}/`, latency_ms: 0, error: 'notification URL refused: must not point to a loopback, private, link-local or reserved address' }),
       ]);
       expect(delivery.attempts[0].status_code).toBeUndefined();
     });
@@ -120,6 +123,70 @@ for (const kind of STORES) {
       expect(badId.status).toBe(400);
       const none = await server.http.get(`/sandbox/v1/notifications?seller_id=${(await createSeller(server)).sellerId}`).set('Authorization', ADMIN);
       expect(none.body).toEqual({ deliveries: [] }); // another seller sees none of these
+    });
+  });
+}
+
+for (const kind of STORES) {
+  describe(`notification host names checked at delivery on ${kind}`, () => {
+    let server: TestServer;
+    let merchant: Merchant;
+    /** `http://<name>:<merchant's port>`: the merchant on 127.0.0.1, reached by a host name. */
+    const named = (name: string) => ({ url: merchant.url.replace('127.0.0.1', name) });
+
+    beforeAll(async () => {
+      server = await startPlatformServer(kind); // a local sandbox: private addresses allowed when set
+      merchant = await startMerchant();
+    });
+    afterAll(async () => {
+      await merchant?.close();
+      await server?.close();
+    });
+
+    /** A seller whose notification URL is `url`, a paid intent, and one attempt by a worker resolving names with `resolve`. */
+    async function attemptOnce(on: { url: string }, resolve: HostResolver, allowPrivateNotificationUrls: boolean, configureOn = server) {
+      const seller = await createSeller(server);
+      await configureCheckout(configureOn, seller.token, on);
+      const intent = await createIntent(server, seller.token);
+      expect((await server.http.post(`/checkout/${intent.payment_intent_id}/pay`).type('form').send(cardForm())).status).toBe(303);
+      const worker = notificationDeliveryWorker({ store: server.store, logger: createLogger('silent'), config: { ...server.config, allowPrivateNotificationUrls }, resolveHostName: resolve });
+      const before = merchant.notifications.length;
+      expect(await worker.runOnce()).toBe(1);
+      const [delivery] = (await server.http.get(`/sandbox/v1/notifications?seller_id=${seller.sellerId}`).set('Authorization', ADMIN)).body.deliveries;
+      return { delivery, received: merchant.notifications.slice(before) };
+    }
+
+    it.each([
+      ['127.0.0.1', 'loopback'],
+      ['::ffff:127.0.0.1', 'IPv4-mapped loopback'],
+      ['::ffff:7f00:1', 'IPv4-mapped loopback, hex'],
+    ])('a host name resolving to %s (%s) is a failed attempt, and the receiver gets nothing', async (address) => {
+      const { delivery, received } = await attemptOnce(named('merchant.example'), tableResolver({ 'merchant.example': [address] }), false);
+      expect(received).toEqual([]);
+      expect(delivery).toMatchObject({ status: 'pending', attempts: [{ attempt: 1, url: `${named('merchant.example').url}/`, error: 'merchant.example resolves to a loopback, private, link-local or reserved address' }] });
+      expect(delivery.attempts[0].status_code).toBeUndefined();
+    });
+
+    it('a name accepted with a public answer that rebinds to loopback is refused at delivery (DNS rebinding)', async () => {
+      const resolve = rebindingResolver([PUBLIC_V4], ['127.0.0.1']);
+      const strict = await startTestServer({ store: server.store, config: { apiSpec: PLATFORM_BUNDLE, allowPrivateNotificationUrls: false }, resolveHostName: resolve });
+      try {
+        const { delivery, received } = await attemptOnce(named('rebind.example'), resolve, false, strict); // accepted: its first answer is public
+        expect(resolve.lookups).toEqual(['rebind.example', 'rebind.example']);
+        expect(received).toEqual([]);
+        expect(delivery).toMatchObject({ status: 'pending', attempts: [{ attempt: 1, error: 'rebind.example resolves to a loopback, private, link-local or reserved address' }] });
+      } finally {
+        await strict.close({ keepStore: true });
+      }
+    });
+
+    it('the same name is delivered, through the injected resolver, where private addresses are allowed', async () => {
+      const resolve = tableResolver({ 'merchant.example': ['127.0.0.1'] });
+      const { delivery, received } = await attemptOnce(named('merchant.example'), resolve, true);
+      expect(received).toHaveLength(1);
+      expect(received[0]!.headers.host).toBe(named('merchant.example').url.slice('http://'.length));
+      expect(delivery).toMatchObject({ status: 'delivered', attempts: [{ attempt: 1, status_code: 200 }] });
+      expect(resolve.lookups).toEqual(['merchant.example']);
     });
   });
 }

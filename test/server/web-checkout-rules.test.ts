@@ -24,8 +24,10 @@ import {
   incompleteNotificationViolations,
   mergeTechnicalConfiguration,
   notificationUrlViolations,
+  redirectUrlViolations,
   technicalConfigurationView,
 } from '../../server/web-checkout/technical-configuration.ts';
+import { tableResolver } from './support/resolvers.ts';
 
 const problem = (field: string, message: string) => ({ location: 'body', pointer: `/${field.replace(/\./g, '/')}`, message });
 
@@ -86,10 +88,27 @@ describe('notificationUrlProblem', () => {
     'refuses %s: credentials in the URL',
     (url) => expect(notificationUrlProblem(url, true)).toBe('must not contain credentials (user:password@); use notification.user_credentials'),
   );
-  it.each(['http://127.0.0.1:9000/hook', 'http://[::1]/hook', 'http://localhost:3000/hook', 'http://192.168.0.5/hook', 'http://2130706433/hook', 'http://127.1/hook', 'http://[::ffff:127.0.0.1]/hook'])(
+  it.each([
+    'http://127.0.0.1:9000/hook',
+    'http://[::1]/hook',
+    'http://localhost:3000/hook',
+    'http://192.168.0.5/hook',
+    'http://2130706433/hook',
+    'http://127.1/hook',
+    'http://0x7f.0.0.1/hook',
+    'http://0177.0.0.1/hook',
+    'http://%31%32%37.0.0.1/hook',
+    'http://0/hook',
+    'http://[::]/hook',
+    'http://[::ffff:127.0.0.1]/hook',
+    'http://[::ffff:7f00:1]/hook',
+    'http://[::ffff:a9fe:a9fe]/latest',
+    'http://224.0.0.1/hook',
+    'http://[ff02::1]/hook',
+  ])(
     'refuses %s when private addresses are not allowed, accepts it when they are',
     (url) => {
-      expect(notificationUrlProblem(url, false)).toBe('must not point to a loopback, private or link-local address');
+      expect(notificationUrlProblem(url, false)).toBe('must not point to a loopback, private, link-local or reserved address');
       expect(notificationUrlProblem(url, true)).toBeUndefined();
     },
   );
@@ -274,12 +293,32 @@ describe('incompleteNotificationViolations', () => {
 });
 
 describe('notificationUrlViolations', () => {
-  it('checks only a URL the update sends', () => {
-    expect(notificationUrlViolations({ success_url: 'http://127.0.0.1/ok' }, false)).toEqual([]);
-    expect(notificationUrlViolations({ notification: { url: 'http://127.0.0.1/hook' } }, false)).toEqual([
-      problem('notification.url', 'must not point to a loopback, private or link-local address'),
+  const resolve = tableResolver({ 'merchant.example': ['127.0.0.1'] });
+  it('checks only a URL the update sends, its host name resolved', async () => {
+    expect(await notificationUrlViolations({ success_url: 'http://127.0.0.1/ok' }, { allowPrivateAddresses: false, resolve })).toEqual([]);
+    expect(await notificationUrlViolations({ notification: { url: 'http://127.0.0.1/hook' } }, { allowPrivateAddresses: false, resolve })).toEqual([
+      problem('notification.url', 'must not point to a loopback, private, link-local or reserved address'),
     ]);
-    expect(notificationUrlViolations({ notification: { url: 'http://127.0.0.1/hook' } }, true)).toEqual([]);
+    expect(await notificationUrlViolations({ notification: { url: 'http://merchant.example/hook' } }, { allowPrivateAddresses: false, resolve })).toEqual([
+      problem('notification.url', 'must have a host name that resolves to public addresses only'),
+    ]);
+    expect(await notificationUrlViolations({ notification: { url: 'http://127.0.0.1/hook' } }, { allowPrivateAddresses: true, resolve })).toEqual([]);
+  });
+});
+
+describe('redirectUrlViolations', () => {
+  it.each(['http://', 'https://', 'http://:80/', 'http://%zz/', 'http://[::1/', 'https://exa mple.com/ok', 'javascript:alert(1)', 'ftp://shop.example/ok'])(
+    'refuses %s as success_url and error_url: a browser could not follow it',
+    (url) => {
+      expect(redirectUrlViolations({ success_url: url, error_url: url })).toEqual([
+        problem('success_url', 'must be an absolute http or https URL'),
+        problem('error_url', 'must be an absolute http or https URL'),
+      ]);
+    },
+  );
+  it('accepts http and https URLs with a host, and checks only the URLs the update sends', () => {
+    expect(redirectUrlViolations({ success_url: 'https://shop.example/ok?a=1#x', error_url: 'http://127.0.0.1:8080/error' })).toEqual([]);
+    expect(redirectUrlViolations({ layout_customization: { type_face: 'Roboto' } })).toEqual([]);
   });
 });
 

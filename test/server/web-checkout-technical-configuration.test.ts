@@ -7,6 +7,7 @@ import { webCheckoutRepository } from '../../server/web-checkout/repository.ts';
 import { PLATFORM_BUNDLE } from '../support/contract.ts';
 import { expectNoStackTrace, mintToken, startTestServer, type TestServer } from './support/server.ts';
 import { insertTestSeller, storesUnderTest, tokenOf, type TestSeller } from './support/web-checkout.ts';
+import { PUBLIC_V4, PUBLIC_V6, tableResolver } from './support/resolvers.ts';
 
 const PATH = '/dpy/web-checkout/v1/technical-configurations';
 const DEFAULT_LAYOUT = { color: { primary: '#0B3B8C', accent: '#F5A623' }, type_face: 'Platform Micro Text' };
@@ -27,8 +28,20 @@ describe.each(storesUnderTest())('updateTechnicalConfiguration on $name', ({ ope
 
   beforeAll(async () => {
     server = await startTestServer({ store: await open(), config: { apiSpec: PLATFORM_BUNDLE } });
-    // A second instance on the same database, for a shared sandbox that refuses private addresses.
-    strictServer = await startTestServer({ store: server.store, config: { apiSpec: PLATFORM_BUNDLE, allowPrivateNotificationUrls: false } });
+    // A second instance on the same database, for a shared sandbox that refuses private addresses;
+    // its host names resolve from a table, as /etc/hosts would answer them.
+    strictServer = await startTestServer({
+      store: server.store,
+      config: { apiSpec: PLATFORM_BUNDLE, allowPrivateNotificationUrls: false },
+      resolveHostName: tableResolver({
+        'api.lojaaurora.com.br': [PUBLIC_V4, PUBLIC_V6],
+        'merchant.example': ['127.0.0.1'],
+        'metadata.example': ['169.254.169.254'],
+        'mapped.example': ['::ffff:127.0.0.1'],
+        'mixed.example': [PUBLIC_V4, '10.0.0.7'],
+        'intranet.example': ['fd00::8'],
+      }),
+    });
     const options = { first: {}, second: { country: 'MX', currencies: ['MXN'] }, checkoutOff: { services: { checkout: false } }, fresh: {}, strict: {} };
     for (const [name, o] of Object.entries(options)) {
       sellers[name] = await insertTestSeller(server.store, o);
@@ -202,15 +215,52 @@ describe.each(storesUnderTest())('updateTechnicalConfiguration on $name', ({ ope
       ]));
     });
 
-    it.each(['http://127.0.0.1/hook', 'http://[::1]/hook', 'http://localhost:3000/hook', 'http://10.0.0.8/hook', 'http://169.254.169.254/latest'])(
-      'answers the private address %s when the sandbox does not allow them',
-      async (url) => {
-        await unchanged('strict', () => patch('strict', { notification: { ...NOTIFICATION, url } }, strictServer), validationError([
-          { field: 'notification.url', message: 'must not point to a loopback, private or link-local address' },
+    it.each([
+      'http://127.0.0.1/hook',
+      'http://[::1]/hook',
+      'http://localhost:3000/hook',
+      'http://10.0.0.8/hook',
+      'http://169.254.169.254/latest',
+      'http://2130706433/hook',
+      'http://0x7f.0.0.1/hook',
+      'http://0/hook',
+      'http://[::]/hook',
+      'http://[::ffff:127.0.0.1]/hook',
+      'http://[::ffff:7f00:1]/hook',
+    ])('answers the private address %s when the sandbox does not allow them', async (url) => {
+      await unchanged('strict', () => patch('strict', { notification: { ...NOTIFICATION, url } }, strictServer), validationError([
+        { field: 'notification.url', message: 'must not point to a loopback, private, link-local or reserved address' },
+      ]));
+      expect(await storedOf('strict')).toBeUndefined();
+    });
+
+    it.each([
+      ['merchant.example', 'loopback'],
+      ['MERCHANT.example.', 'loopback, in capitals with the root dot'],
+      ['metadata.example', 'link-local (cloud metadata)'],
+      ['mapped.example', 'IPv4-mapped loopback'],
+      ['mixed.example', 'a public address and a private one'],
+      ['intranet.example', 'IPv6 unique local'],
+      ['nowhere.example', 'nothing: the name does not resolve'],
+    ])('answers the host name %s (it resolves to %s) when the sandbox does not allow private addresses', async (name) => {
+      await unchanged('strict', () => patch('strict', { notification: { ...NOTIFICATION, url: `https://${name}/hook` } }, strictServer), validationError([
+        { field: 'notification.url', message: 'must have a host name that resolves to public addresses only' },
+      ]));
+      expect(await storedOf('strict')).toBeUndefined();
+    });
+
+    describe('redirect URLs a browser cannot follow', () => {
+      it.each(['http://', 'https://', 'http://:80/', 'http://%zz/', 'http://[::1/'])('answers %s as success_url and as error_url', async (url) => {
+        const message = 'must be an absolute http or https URL';
+        await unchanged('first', () => patch('first', { success_url: url }), validationError([{ field: 'success_url', message }]));
+        await unchanged('first', () => patch('first', { error_url: url }), validationError([{ field: 'error_url', message }]));
+        await unchanged('first', () => patch('first', { success_url: url, error_url: url, layout_customization: { type_face: 'Roboto' } }), validationError([
+          { field: 'success_url', message },
+          { field: 'error_url', message },
         ]));
-        expect(await storedOf('strict')).toBeUndefined();
-      },
-    );
+        expect(await storedOf('first')).toMatchObject({ successUrl: 'https://shop.example/ok2', errorUrl: 'https://shop.example/error', typeFace: 'Montserrat' });
+      });
+    });
 
     it('accepts a public notification URL on the strict instance', async () => {
       const res = await patch('strict', { notification: NOTIFICATION }, strictServer);

@@ -16,6 +16,7 @@ import { loadConfig, type Config } from '../../../server/config.ts';
 import { createLogger } from '../../../server/http/logging.ts';
 import { ensureDemoSeller } from '../../../server/sandbox/demo-seller.ts';
 import { migrate } from '../../../server/store/migrate.ts';
+import type { HostResolver } from '../../../server/notifications/public-addresses.ts';
 import { openStore, type Store } from '../../../server/store/store.ts';
 
 const ROOT = new URL('../../../', import.meta.url).pathname;
@@ -74,8 +75,9 @@ export async function listenOnLoopback(handler: Parameters<typeof createServer>[
   return { server, url: `http://127.0.0.1:${(server.address() as AddressInfo).port}` };
 }
 
+/** `resolveHostName`: the resolver of notification URL host names (the system's unless given). */
 export async function startTestServer(
-  options: { config?: Partial<Config>; store?: Store; extraAreas?: AreaRoutes[] } = {},
+  options: { config?: Partial<Config>; store?: Store; extraAreas?: AreaRoutes[]; resolveHostName?: HostResolver } = {},
 ): Promise<TestServer> {
   const config = testConfig({ apiSpec: await ensureAuthBundle(), ...options.config });
   const logs = new CapturedLogs();
@@ -83,7 +85,7 @@ export async function startTestServer(
   const store = options.store ?? (await openStore(config));
   await migrate(store);
   await ensureDemoSeller(store, config.demoClient, logger);
-  const app = await createApp({ store, config, logger }, options.extraAreas);
+  const app = await createApp({ store, config, logger, resolveHostName: options.resolveHostName }, options.extraAreas);
   const { server, url } = await listenOnLoopback(app);
   return {
     app,
