@@ -26,13 +26,6 @@ const HEADINGS: Record<PageError['kind'], string> = {
 const NOT_ECHOED = new Set(['card_number', 'security_code', 'expiry', 'cardholder_name']);
 const echoed = (form: Record<string, unknown>) => Object.fromEntries(Object.entries(form).filter(([k]) => !NOT_ECHOED.has(k)));
 
-/** `url` with the payment intent id as a query parameter (contract decision of this package). */
-export function merchantRedirect(url: string, params: Record<string, string>): string {
-  const target = new URL(url);
-  for (const [key, value] of Object.entries(params)) target.searchParams.set(key, value);
-  return target.toString();
-}
-
 function send(res: Response, status: number, html: string, nonce?: string) {
   res.status(status).set({
     'content-type': 'text/html; charset=utf-8',
@@ -115,8 +108,8 @@ export function checkoutPages(deps: { store: Store; config: Config; logger: Logg
     try {
       const outcome = await payPaymentIntent(store, { paymentIntentId: id, form, frontend: frontendOfForm(form, { link: `${config.publicBaseUrl}/checkout/${id}`, ip: ipOf(req) }), now: now() });
       const authorized = outcome.result.status === 'Authorized';
-      const target = authorized ? outcome.configuration.successUrl : outcome.configuration.errorUrl;
-      if (target) return res.redirect(303, merchantRedirect(target, { payment_intent_id: id }));
+      const target = authorized ? outcome.redirects.success : outcome.redirects.error;
+      if (target) return res.redirect(303, target);
       send(
         res,
         200,

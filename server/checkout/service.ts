@@ -12,6 +12,7 @@ import { paymentLinkRepository, type OrderStatus, type PaymentLinkRow } from '..
 import type { Queryable, Store } from '../store/store.ts';
 import { webCheckoutRepository, type CheckoutSeller, type StoredTechnicalConfiguration } from '../web-checkout/repository.ts';
 import { DOCUMENT_TYPES_BY_COUNTRY, deniedByFraudPrevention } from '../web-checkout/service.ts';
+import { httpUrlOf } from '../web-checkout/http-url.ts';
 import { DEFAULT_TECHNICAL_CONFIGURATION } from '../web-checkout/technical-configuration.ts';
 import { binOf, cardOfForm, lastFourOf, type TypedCard } from './card.ts';
 import { notificationPayment, notificationSeller, platformReferenceCode, type PaymentResult } from './notification.ts';
@@ -155,13 +156,39 @@ async function recordPayment(tx: Queryable, p: { sellerId: string; checkoutId: s
 
 // ---- payment intents ----
 
+/** Where the page sends the customer after each result; absent: the page shows the result itself. */
+export interface IntentRedirects {
+  success?: string;
+  error?: string;
+}
+
+/**
+ * The merchant's success_url and error_url with the intent's id as a query parameter (contract
+ * decision of this package). Computed before anything is charged: a stored URL that a browser cannot
+ * follow (stored before the URL rule of the configuration existed) leaves the page unable to send the
+ * customer on, so it takes no payment (409) rather than charge and fail.
+ */
+export function intentRedirects(configuration: StoredTechnicalConfiguration, paymentIntentId: string): IntentRedirects {
+  const redirect = (stored: string | null) => {
+    if (stored === null) return undefined;
+    const url = httpUrlOf(stored);
+    if (!url) throw new PageError(409, 'inactive', "This checkout is not taking payments at the moment: the store's return address is not valid. Please contact the store.");
+    url.searchParams.set('payment_intent_id', paymentIntentId);
+    return url.toString();
+  };
+  const success = redirect(configuration.successUrl);
+  const error = redirect(configuration.errorUrl);
+  return { ...(success ? { success } : {}), ...(error ? { error } : {}) };
+}
+
 export interface IntentPage {
   intent: CheckoutIntent;
   seller: CheckoutSeller;
   configuration: StoredTechnicalConfiguration;
+  redirects: IntentRedirects;
 }
 
-/** The intent a page shows; unknown → 404, settled → 409, past expires_at → 410. */
+/** The intent a page shows; unknown → 404, settled → 409, past expires_at → 410, no usable redirect → 409. */
 export async function payableIntent(db: Queryable, paymentIntentId: string, now: Date, options: { forUpdate?: boolean } = {}): Promise<IntentPage> {
   const intent = /^[0-9a-f-]{36}$/i.test(paymentIntentId) ? await checkoutRepository(db).findIntent(paymentIntentId, options) : undefined;
   if (!intent) throw new PageError(404, 'not_found', 'This checkout does not exist.');
@@ -170,7 +197,7 @@ export async function payableIntent(db: Queryable, paymentIntentId: string, now:
   const web = webCheckoutRepository(db);
   const seller = (await web.findSeller(intent.sellerId))!;
   const configuration = (await web.findTechnicalConfiguration(intent.sellerId)) ?? DEFAULT_TECHNICAL_CONFIGURATION;
-  return { intent, seller, configuration };
+  return { intent, seller, configuration, redirects: intentRedirects(configuration, intent.paymentIntentId) };
 }
 
 export interface IntentPaymentOutcome extends IntentPage {

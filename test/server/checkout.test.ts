@@ -229,6 +229,35 @@ for (const kind of STORES) {
         expect((await intentRow(intent.payment_intent_id)).status).toBe('created');
       });
 
+      it.each([
+        ['success_url', 'http://'],
+        ['success_url', 'http://%zz/'],
+        ['error_url', 'http://[::1/'],
+        ['error_url', 'https://'],
+      ])('a stored %s a browser cannot follow (%s, stored before the rule): a 409 page, nothing charged; paying works once it is fixed', async (column, bad) => {
+        const owner = await createSeller(server);
+        await configureCheckout(server, owner.token, MERCHANT);
+        await server.store.query(`UPDATE web_checkout_configurations SET ${column} = $1 WHERE seller_id = $2`, [bad, owner.sellerId]);
+        const { payment_intent_id: id } = await createIntent(server, owner.token);
+        const notAvailable = `<p id="message">This checkout is not taking payments at the moment: the store&#39;s return address is not valid. Please contact the store.</p>`;
+        for (const res of [await page(id), await pay(id, cardForm(APPROVED)), await pay(id, cardForm(DENIED))]) {
+          expect(res.status).toBe(409);
+          expect(res.headers['content-type']).toBe('text/html; charset=utf-8');
+          expect(res.headers.location).toBeUndefined();
+          expect(res.text).toContain('<h2 id="heading">Not available</h2>');
+          expect(res.text).toContain(notAvailable);
+        }
+        expect(await paymentsOf(id)).toEqual([]);
+        expect(await intentRow(id)).toMatchObject({ status: 'created', payment_id: null, checkout_id: null });
+        expect(await deliveriesOf(owner)).toEqual([]);
+
+        await configureCheckout(server, owner.token, MERCHANT); // the merchant fixes its URLs
+        const paid = await pay(id, cardForm(APPROVED));
+        expect(paid.status).toBe(303);
+        expect(paid.headers.location).toBe(`${MERCHANT.url}/success?payment_intent_id=${id}`);
+        expect(await paymentsOf(id)).toHaveLength(1);
+      });
+
       it('without URLs or notification configured: a result page, and nothing enqueued', async () => {
         const intent = await createIntent(server, plain.token);
         const ok = await pay(intent.payment_intent_id, cardForm(APPROVED));
