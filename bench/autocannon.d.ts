@@ -12,6 +12,14 @@ declare module 'autocannon' {
     body?: string;
     connections?: number;
     duration?: number;
+    /** Requests sent in turn; `setupRequest` may change each one before it is sent. */
+    requests?: Array<{ method?: string; headers?: Record<string, string>; body?: string; setupRequest?: (request: RawRequest) => RawRequest }>;
+  }
+  interface RawRequest {
+    method?: string;
+    path?: string;
+    headers?: Record<string, string>;
+    body?: string;
   }
   interface Result {
     requests: Histogram;
@@ -19,6 +27,7 @@ declare module 'autocannon' {
     non2xx: number;
     errors: number;
     timeouts: number;
+    statusCodeStats?: Record<string, { count: number | string }>;
   }
   export default function autocannon(options: Options): Promise<Result>;
 }

@@ -5,7 +5,9 @@
 // the median over BENCH_REPS repetitions. Also: cold start (process start to first 200 on an
 // existing data directory) against Prism's, the time of the generator, and peak memory (VmHWM).
 // Writes the "Server speed" section of bench/RESULTS.md (the "Client overhead" section is kept).
+// Also a legitimate caller's token latency during a flood of wrong guesses (bench/token-flood.ts).
 // Run: make bench   (BENCH_DURATION seconds per measurement, BENCH_REPS, BENCH_CONNECTIONS)
+// Only the flood: BENCH_SCENARIO=token-flood node_modules/.bin/tsx bench/server.ts (after make build-server)
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { cpus, tmpdir } from 'node:os';
@@ -15,6 +17,7 @@ import { migrate } from '../server/store/migrate.ts';
 import { openStore } from '../server/store/store.ts';
 import { DEMO_SELLER_ID, ensureDemoSeller } from '../server/sandbox/demo-seller.ts';
 import { freePort } from '../test/support/processes.ts';
+import { tokenFlood, tokenFloodLines } from './token-flood.ts';
 
 const ROOT = new URL('../', import.meta.url).pathname;
 /** What the server reads by default, and what Prism is given too: the same bundle, in its JSON form. */
@@ -283,6 +286,42 @@ function report(storage: Storage['name'], ops: Op[], samples: Samples, bareRps: 
   ];
 }
 
+/** Replaces the `## title` section of bench/RESULTS.md (up to the next `## `), keeping the others. */
+function writeSection(title: string, section: string): void {
+  const previous = existsSync(RESULTS) ? readFileSync(RESULTS, 'utf8') : '# Benchmarks\n';
+  const escaped = title.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+  const kept = previous.replace(new RegExp(`## ${escaped}[\\s\\S]*?(?=\\n## (?!#)|$)`), '').trimEnd();
+  writeFileSync(RESULTS, `${kept}\n\n${section}`);
+}
+
+const FLOOD_TITLE = 'Token endpoint under a wrong-guess flood';
+
+/** The flood scenario on each storage, as its RESULTS.md section (default throttle and hashing bound). */
+async function tokenFloodSection(storages: Storage[], command: string): Promise<string> {
+  const lines: string[] = [];
+  for (const storage of storages) {
+    const server = await referenceServer(storage, true);
+    try {
+      lines.push(...tokenFloodLines(storage.name, await tokenFlood(server.url, { id: DEMO.client_id, secret: DEMO.client_secret }, DURATION)));
+    } finally {
+      await server.stop();
+    }
+  }
+  return [
+    `## ${FLOOD_TITLE}`,
+    '',
+    `The validated compiled server, rate limit per address off; ${DURATION} s alone, then ${DURATION} s during the flood. ` +
+      'The legitimate caller sends one token request at a time with the demo client\'s correct secret; the flood sends wrong ' +
+      'secrets, each for another unknown client id, so that every guess costs one scrypt and no per-client throttle stops it.',
+    '',
+    `Command: \`${command}\``,
+    '',
+    `Machine: Node ${process.version}, ${cpus()[0]?.model.trim()} (${cpus().length} CPUs), ${new Date().toISOString().slice(0, 10)}`,
+    '',
+    ...lines,
+  ].join('\n');
+}
+
 async function main() {
   const t0 = performance.now();
   if (!existsSync(SERVER_MAIN)) throw new Error(`${SERVER_MAIN} is missing: run make build-server first (make bench does)`);
@@ -290,6 +329,13 @@ async function main() {
   const storages: Storage[] = [{ name: 'PGlite', dataDir }];
   if (process.env.BENCH_DATABASE_URL) storages.push({ name: 'PostgreSQL', databaseUrl: process.env.BENCH_DATABASE_URL });
   for (const storage of storages) await prepare(storage);
+  const postgres = storages.length > 1 ? ' BENCH_DATABASE_URL=postgres://…' : '';
+  if (process.env.BENCH_SCENARIO === 'token-flood') {
+    const flood = await tokenFloodSection(storages, `BENCH_SCENARIO=token-flood BENCH_DURATION=${DURATION}${postgres} node_modules/.bin/tsx bench/server.ts`);
+    console.log(flood);
+    writeSection(FLOOD_TITLE, flood);
+    return rmSync(dataDir, { recursive: true, force: true });
+  }
 
   const samples: Samples = {};
   const memory: Record<string, number[]> = {};
@@ -330,6 +376,7 @@ async function main() {
       await mock.stop();
     }
   }
+  const flood = await tokenFloodSection(storages, `BENCH_DURATION=${DURATION}${postgres} node_modules/.bin/tsx bench/server.ts (part of \`make bench\`)`);
   rmSync(dataDir, { recursive: true, force: true });
 
   const generateStarted = performance.now();
@@ -349,7 +396,7 @@ async function main() {
     const ratio = median((cold[`validated ${storage.name}`] ?? []).map((ms, rep) => ms / (cold.Prism?.[rep] ?? NaN)));
     return `- reference server on ${storage.name}: ${fmt(coldOf(`validated ${storage.name}`))} ms against Prism's ${fmt(coldOf('Prism'))} ms: ratio ${fmt(ratio, 2)} (target < 1) ${ratio < 1 ? 'met' : 'missed'}.`;
   });
-  const command = `BENCH_DURATION=${DURATION} BENCH_REPS=${REPS} BENCH_CONNECTIONS=${CONNECTIONS}${storages.length > 1 ? ' BENCH_DATABASE_URL=postgres://…' : ''} node_modules/.bin/tsx bench/server.ts` + ' (the second half of `make bench`)';
+  const command = `BENCH_DURATION=${DURATION} BENCH_REPS=${REPS} BENCH_CONNECTIONS=${CONNECTIONS}${postgres} node_modules/.bin/tsx bench/server.ts` + ' (the second half of `make bench`)';
   const section = [
     '## Server speed',
     '',
@@ -380,9 +427,9 @@ async function main() {
     '',
   ].join('\n');
   console.log(section);
-  const previous = existsSync(RESULTS) ? readFileSync(RESULTS, 'utf8') : '# Benchmarks\n';
-  const kept = previous.replace(/## Server speed[\s\S]*?(?=\n## (?!#)|$)/, '').trimEnd();
-  writeFileSync(RESULTS, `${kept}\n\n${section}`);
+  writeSection('Server speed', section);
+  console.log(flood);
+  writeSection(FLOOD_TITLE, flood);
 }
 
 await main();

@@ -3871,6 +3871,16 @@ export interface components {
          *     before sending again. The reference sandbox limits each client (the token's client id, or the
          *     caller's address where no token is sent): by default 200 requests in each one-second
          *     window, per server instance (`RATE_LIMIT_PER_SECOND`; 0 turns the limit off).
+         *
+         *     **Package decision (failed attempts, against guessing secrets):** after 10 wrong secrets for one
+         *     `client_id` within one minute (counted from the first, on both token endpoint forms, known and
+         *     unknown client ids alike), every token request for that `client_id` answers 429 until the minute
+         *     is over, the correct secret too, so that a guesser cannot tell when it is right; `Retry-After`
+         *     says when the minute ends. Other client ids are not affected, and a success before the limit
+         *     clears the count. A client that is locked out keeps using the tokens it already has (they live an
+         *     hour). The reference sandbox counts per server instance (`TOKEN_FAILED_ATTEMPTS_PER_MINUTE`,
+         *     default 10; 0 turns it off). When too many secrets are being checked at once (a flood), a request
+         *     that needs a check answers 429 with `Retry-After: 1` at once.
          */
         TokenTooManyRequests: {
             headers: {
@@ -3900,6 +3910,16 @@ export interface components {
          *     before sending again. The reference sandbox limits each client (the token's client id, or the
          *     caller's address where no token is sent): by default 200 requests in each one-second
          *     window, per server instance (`RATE_LIMIT_PER_SECOND`; 0 turns the limit off).
+         *
+         *     **Package decision (failed attempts, against guessing secrets):** after 10 wrong secrets for one
+         *     `client_id` within one minute (counted from the first, on both token endpoint forms, known and
+         *     unknown client ids alike), every token request for that `client_id` answers 429 until the minute
+         *     is over, the correct secret too, so that a guesser cannot tell when it is right; `Retry-After`
+         *     says when the minute ends. Other client ids are not affected, and a success before the limit
+         *     clears the count. A client that is locked out keeps using the tokens it already has (they live an
+         *     hour). The reference sandbox counts per server instance (`TOKEN_FAILED_ATTEMPTS_PER_MINUTE`,
+         *     default 10; 0 turns it off). When too many secrets are being checked at once (a flood), a request
+         *     that needs a check answers 429 with `Retry-After: 1` at once.
          */
         OAuthTooManyRequests: {
             headers: {

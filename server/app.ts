@@ -74,7 +74,7 @@ export async function createApp(deps: AppDeps, extraAreas: AreaRoutes[] = []): P
   const { config, logger, store } = deps;
   const apiSpec = loadApiSpec(config.apiSpec);
   const undocumented = REFERENCE_ONLY.map((op) => op.template).filter((path) => !(path in (apiSpec.paths ?? {})));
-  const authentication = await createAuthentication(store, config.issuer);
+  const authentication = await createAuthentication(store, config);
   const areaDeps: AreaDeps = {
     ...deps,
     verifyAccessToken: authentication.verifyAccessToken,

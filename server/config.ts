@@ -18,6 +18,8 @@ export interface Config {
   apiSpec: string;
   /** Requests per client in each window (0: no limit); the contract's 429 with Retry-After. */
   rateLimit: { limit: number; windowMs: number };
+  /** Wrong client secrets allowed per client id in each window before the token endpoints answer 429 (limit 0: off). */
+  tokenFailedAttempts: { limit: number; windowMs: number };
   /** Slow clients: time allowed for the request headers, and for the whole request (Node answers 408). */
   headersTimeoutMs: number;
   requestTimeoutMs: number;
@@ -89,6 +91,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     logLevel: env.LOG_LEVEL || 'info',
     apiSpec: fromPackage(env.API_SPEC || 'generated/platform.openapi.json'),
     rateLimit: { limit: count('RATE_LIMIT_PER_SECOND', env.RATE_LIMIT_PER_SECOND, 200), windowMs: 1000 },
+    tokenFailedAttempts: { limit: count('TOKEN_FAILED_ATTEMPTS_PER_MINUTE', env.TOKEN_FAILED_ATTEMPTS_PER_MINUTE, 10), windowMs: 60_000 },
     headersTimeoutMs: milliseconds('HEADERS_TIMEOUT_MS', env.HEADERS_TIMEOUT_MS, 10_000),
     requestTimeoutMs: milliseconds('REQUEST_TIMEOUT_MS', env.REQUEST_TIMEOUT_MS, 30_000),
     docsFile: fromPackage(env.DOCS_FILE || 'dist/docs/index.html'),

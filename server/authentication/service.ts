@@ -4,10 +4,16 @@ import { ApiError } from '../http/errors.ts';
 import type { AccessTokens, IssuedAccessToken } from './access-tokens.ts';
 import type { AuthenticationRepository } from './repository.ts';
 import { GATEWAY_SCOPE, grantedScope } from './scope.ts';
+import { failedAttempts, type FailedAttempts } from './failed-attempts.ts';
+import { HashingBusy, hashingSlots, type HashingSlots } from './hashing-slots.ts';
 import { hashForUnknownClient, verifyClientSecret } from './secrets.ts';
-import { verifiedSecrets, type VerifiedSecrets } from './verified-secrets.ts';
+import { verifiedSecrets, type SecretVerifier, type VerifiedSecrets } from './verified-secrets.ts';
 
 const INVALID_CREDENTIALS = 'Invalid client credentials';
+
+/** Every hashing slot taken and the line full (a flood): the caller may retry in a second. */
+const hashingBusy = () =>
+  new ApiError(429, 'too_many_requests', 'Too many token requests are being checked at once, retry after the time in Retry-After', [], { 'Retry-After': '1' });
 
 /** The client id and secret of an `Authorization: Basic` header (Base64 of `client_id:client_secret`). */
 export function parseBasicCredentials(header: string | undefined): { clientId: string; clientSecret: string } | undefined {
@@ -19,19 +25,52 @@ export function parseBasicCredentials(header: string | undefined): { clientId: s
   return { clientId: decoded.slice(0, colon), clientSecret: decoded.slice(colon + 1) };
 }
 
-export function authenticationService(repository: AuthenticationRepository, tokens: AccessTokens, secrets: VerifiedSecrets = verifiedSecrets()) {
+export interface AuthenticationServiceOptions {
+  secrets?: VerifiedSecrets;
+  /** Failed attempts per client id (off unless given). */
+  attempts?: FailedAttempts;
+  slots?: HashingSlots;
+}
+
+export function authenticationService(
+  repository: AuthenticationRepository,
+  tokens: AccessTokens,
+  { secrets = verifiedSecrets(), attempts = failedAttempts({ limit: 0, windowMs: 0 }), slots = hashingSlots() }: AuthenticationServiceOptions = {},
+) {
   /**
-   * The API client when the secret matches. A known client's correct secret is scrypt-checked once
-   * per process (see verified-secrets.ts); a wrong secret, or an unknown client id (checked against
-   * the dummy hash, never remembered), always costs one scrypt, so timing reveals nothing.
+   * scrypt in a bounded slot (hashing-slots.ts). The throttle is checked again once the slot is
+   * free, and a failure counted before the slot is handed on: guesses that waited in line while
+   * their client id got throttled are refused unchecked, so no more than the limit are ever hashed.
+   */
+  const boundedVerifier =
+    (clientId: string): SecretVerifier =>
+    (secret, stored) =>
+      slots.run(async () => {
+        attempts.assertAllowed(clientId);
+        const matches = await verifyClientSecret(secret, stored);
+        if (!matches) attempts.recordFailure(clientId);
+        return matches;
+      });
+
+  /**
+   * The API client when the secret matches. A throttled client id is refused first, whatever the
+   * secret (failed-attempts.ts). A known client's correct secret is scrypt-checked once per process
+   * (see verified-secrets.ts); a wrong secret, or an unknown client id (checked against the dummy
+   * hash, never remembered), always costs one scrypt, so timing reveals nothing.
    */
   async function authenticate(clientId: string, clientSecret: string) {
+    attempts.assertAllowed(clientId);
     const client = await repository.findApiClient(clientId);
-    if (!client) {
-      await verifyClientSecret(clientSecret, await hashForUnknownClient());
-      return undefined;
+    let matches: boolean;
+    try {
+      matches = await secrets.verify(clientSecret, client?.secretHash ?? (await hashForUnknownClient()), boundedVerifier(clientId));
+    } catch (error) {
+      if (error instanceof HashingBusy) throw hashingBusy();
+      throw error;
     }
-    return (await secrets.verify(clientSecret, client.secretHash)) ? client : undefined;
+    if (!client || !matches) return undefined; // the failure is counted (boundedVerifier)
+    attempts.recordSuccess(clientId);
+    return client;
   }
 
   return {

@@ -1,0 +1,184 @@
+// Brute force on the token endpoints: failed attempts throttled per client id (429 with Retry-After
+// in each form's shape, the correct secret refused too while throttled, other clients untouched, a
+// new window after the old one), and scrypt bounded so that a flood cannot take every thread.
+import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
+import { failedAttempts } from '../../server/authentication/failed-attempts.ts';
+import { HashingBusy, hashingSlots } from '../../server/authentication/hashing-slots.ts';
+import type { AuthenticationRepository } from '../../server/authentication/repository.ts';
+import type { AccessTokens } from '../../server/authentication/access-tokens.ts';
+import { authenticationRepository } from '../../server/authentication/repository.ts';
+import { hashClientSecret, verifyClientSecret } from '../../server/authentication/secrets.ts';
+import { authenticationService } from '../../server/authentication/service.ts';
+import { ApiError } from '../../server/http/errors.ts';
+import { DEMO_SELLER_ID } from '../../server/sandbox/demo-seller.ts';
+import { basic, DEMO, startTestServer, tokenForm, type TestServer } from './support/server.ts';
+
+vi.mock('../../server/authentication/secrets.ts', async (importOriginal) => {
+  const actual = await importOriginal<typeof import('../../server/authentication/secrets.ts')>();
+  return { ...actual, verifyClientSecret: vi.fn(actual.verifyClientSecret) };
+});
+const scryptCalls = vi.mocked(verifyClientSecret);
+
+const FIRST_FORM = '/authentication/oauth2/-core/access_token';
+const SECOND_FORM = '/authentication/oauth2/access_token';
+const LIMIT = 3;
+const WINDOW_MS = 1500;
+const THROTTLED = 'Too many failed attempts for this client, retry after the time in Retry-After';
+
+describe('failed attempts on the token endpoints', () => {
+  let sandbox: TestServer;
+  beforeAll(async () => {
+    sandbox = await startTestServer({ config: { tokenFailedAttempts: { limit: LIMIT, windowMs: WINDOW_MS } } });
+  });
+  afterAll(() => sandbox.close());
+
+  const firstForm = (clientId: string, clientSecret: string) =>
+    sandbox.http.post(FIRST_FORM).type('form').send(tokenForm({ client_id: clientId, client_secret: clientSecret }));
+  const secondForm = (clientId: string, clientSecret: string) =>
+    sandbox.http.post(SECOND_FORM).type('form').set('Authorization', basic(clientId, clientSecret)).send({ grant_type: 'client_credentials' });
+
+  async function newClient(clientId: string, clientSecret = `${clientId}-secret`) {
+    await authenticationRepository(sandbox.store).insertApiClient({ clientId, sellerId: DEMO_SELLER_ID, secretHash: await hashClientSecret(clientSecret) });
+    return { clientId, clientSecret };
+  }
+
+  async function failTimes(send: (id: string, secret: string) => Promise<{ status: number }>, clientId: string, times = LIMIT) {
+    for (let i = 0; i < times; i++) expect((await send(clientId, `wrong-${i}`)).status).toBe(401);
+  }
+
+  const retryAfter = (res: { headers: Record<string, string> }) => Number(res.headers['retry-after']);
+
+  it('answers the first form 429 in its shape with Retry-After after the limit, the correct secret too', async () => {
+    const { clientId, clientSecret } = await newClient('throttle-first-form');
+    await failTimes(firstForm, clientId);
+    for (const secret of ['wrong-again', clientSecret]) {
+      const res = await firstForm(clientId, secret);
+      expect(res.status).toBe(429);
+      expect(res.body).toEqual({ error_code: 'too_many_requests', message: THROTTLED, status_code: 429 });
+      expect(retryAfter(res)).toBeGreaterThanOrEqual(1);
+      expect(retryAfter(res)).toBeLessThanOrEqual(Math.ceil(WINDOW_MS / 1000));
+    }
+  });
+
+  it('answers the second form 429 in its shape with Retry-After after the limit, the correct secret too', async () => {
+    const { clientId, clientSecret } = await newClient('throttle-second-form');
+    await failTimes(secondForm, clientId);
+    const res = await secondForm(clientId, clientSecret);
+    expect(res.status).toBe(429);
+    expect(res.body).toEqual({ error: 'too_many_requests', error_description: THROTTLED });
+    expect(retryAfter(res)).toBeGreaterThanOrEqual(1);
+    expect(res.headers['www-authenticate']).toBeUndefined();
+  });
+
+  it('counts per client id, across both forms, known and unknown ids alike', async () => {
+    const { clientId } = await newClient('throttle-both-forms');
+    await failTimes(firstForm, clientId, LIMIT - 1);
+    await failTimes(secondForm, clientId, 1);
+    expect((await firstForm(clientId, 'x')).status).toBe(429);
+    // Another client is not affected: its correct secret works and a wrong one is a plain 401.
+    expect((await firstForm(DEMO.clientId, DEMO.clientSecret)).status).toBe(200);
+    expect((await secondForm(DEMO.clientId, 'wrong')).body).toEqual({ error: 'invalid_client', error_description: 'Invalid client credentials' });
+    // An unknown client id is throttled the same way: the answer does not tell whether it exists.
+    await failTimes(firstForm, 'nobody-at-all');
+    const unknown = await firstForm('nobody-at-all', 'x');
+    expect(unknown.status).toBe(429);
+    expect(unknown.body.message).toBe(THROTTLED);
+  });
+
+  it('lets a client in again once its window is over', async () => {
+    const { clientId, clientSecret } = await newClient('throttle-window');
+    await failTimes(firstForm, clientId);
+    expect((await firstForm(clientId, clientSecret)).status).toBe(429);
+    await new Promise((r) => setTimeout(r, WINDOW_MS + 50));
+    const res = await firstForm(clientId, clientSecret);
+    expect(res.status).toBe(200);
+    expect(res.body.token_type).toBe('Bearer');
+    // A new window: the limit counts again from zero.
+    await failTimes(firstForm, clientId);
+    expect((await firstForm(clientId, clientSecret)).status).toBe(429);
+  });
+
+  it('clears the count on a success before the limit', async () => {
+    const { clientId, clientSecret } = await newClient('throttle-success');
+    await failTimes(firstForm, clientId, LIMIT - 1);
+    expect((await firstForm(clientId, clientSecret)).status).toBe(200);
+    await failTimes(firstForm, clientId, LIMIT - 1);
+    expect((await secondForm(clientId, clientSecret)).status).toBe(200);
+  });
+});
+
+describe('failedAttempts', () => {
+  it('keeps at most maxClients client ids, the oldest windows going first', () => {
+    const attempts = failedAttempts({ limit: 1, windowMs: 60_000 }, 3);
+    for (const id of ['a', 'b', 'c', 'd']) attempts.recordFailure(id);
+    expect(attempts.size).toBe(3);
+    expect(() => attempts.assertAllowed('a')).not.toThrow(); // evicted
+    expect(() => attempts.assertAllowed('d')).toThrow(ApiError);
+  });
+
+  it('is off with a limit of 0', () => {
+    const attempts = failedAttempts({ limit: 0, windowMs: 60_000 });
+    for (let i = 0; i < 100; i++) attempts.recordFailure('a');
+    expect(() => attempts.assertAllowed('a')).not.toThrow();
+    expect(attempts.size).toBe(0);
+  });
+});
+
+describe('hashingSlots', () => {
+  const gate = () => {
+    let open!: () => void;
+    const opened = new Promise<void>((resolve) => (open = resolve));
+    return { opened, open };
+  };
+
+  it('runs at most `concurrency` at once, hands slots on in order, and refuses past the line', async () => {
+    const slots = hashingSlots({ concurrency: 2, maxWaiting: 1 });
+    const g = gate();
+    const order: string[] = [];
+    const work = (name: string) => slots.run(async () => (order.push(name), g.opened));
+    const running = [work('a'), work('b'), work('c')];
+    expect([slots.running, slots.waiting]).toEqual([2, 1]);
+    await expect(slots.run(async () => 'd')).rejects.toBeInstanceOf(HashingBusy);
+    g.open();
+    await Promise.all(running);
+    expect(order).toEqual(['a', 'b', 'c']);
+    expect([slots.running, slots.waiting]).toEqual([0, 0]);
+  });
+
+  it('frees the slot when the work throws', async () => {
+    const slots = hashingSlots({ concurrency: 1, maxWaiting: 0 });
+    await expect(slots.run(async () => Promise.reject(new Error('boom')))).rejects.toThrow('boom');
+    expect(await slots.run(async () => 'next')).toBe('next');
+  });
+});
+
+describe('the service under a flood', () => {
+  const client = { clientId: 'flooded-client', sellerId: DEMO_SELLER_ID, country: 'BR', tenant: 'sandbox', secretHash: '' };
+  const repository = { findApiClient: async (id: string) => (id === client.clientId ? client : undefined) } as unknown as AuthenticationRepository;
+  const tokens = { issue: async () => ({ accessToken: 'token', expiresIn: 3599, scope: 'digital-plataform:gateway-api' }) } as unknown as AccessTokens;
+  const form = (clientSecret: string, clientId = client.clientId) => ({ client_id: clientId, client_secret: clientSecret, scope: 'digital-plataform:gateway-api' });
+  const outcome = (p: Promise<unknown>) => p.then(() => 200, (e: ApiError) => e.status);
+  beforeAll(async () => {
+    client.secretHash = await hashClientSecret('right-secret');
+  });
+  beforeEach(() => scryptCalls.mockClear());
+
+  it('answers 429 with Retry-After: 1 when the line is full, and lets a remembered secret through', async () => {
+    const slots = hashingSlots({ concurrency: 1, maxWaiting: 1 });
+    const service = authenticationService(repository, tokens, { slots });
+    await service.issueForBodyCredentials(form('right-secret')); // remembered from now on
+    const guesses = ['a', 'b', 'c'].map((guess) => service.issueForBodyCredentials(form(guess, `unknown-${guess}`)).catch((e: unknown) => e));
+    expect(await service.issueForBodyCredentials(form('right-secret'))).toMatchObject({ accessToken: 'token' });
+    const [, , busy] = await Promise.all(guesses);
+    expect(busy).toBeInstanceOf(ApiError);
+    expect(busy).toMatchObject({ status: 429, code: 'too_many_requests', headers: { 'Retry-After': '1' } });
+  });
+
+  it('hashes no more guesses for one client than its limit, however many arrive at once', async () => {
+    const slots = hashingSlots({ concurrency: 1, maxWaiting: 100 });
+    const service = authenticationService(repository, tokens, { slots, attempts: failedAttempts({ limit: 2, windowMs: 60_000 }) });
+    const statuses = await Promise.all(Array.from({ length: 10 }, (_, i) => outcome(service.issueForBodyCredentials(form(`guess-${i}`)))));
+    expect(statuses).toEqual([401, 401, ...Array(8).fill(429)]);
+    expect(scryptCalls).toHaveBeenCalledTimes(2);
+  });
+});
