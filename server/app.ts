@@ -17,6 +17,7 @@ import { authenticateByContract } from './http/security.ts';
 import { requireSandboxAdmin } from './sandbox/admin.ts';
 import { ApiError, ContractViolation, errorHandler } from './http/errors.ts';
 import { httpLogging } from './http/logging.ts';
+import { refuseNonText } from './http/text-guard.ts';
 import { checkoutPages } from './checkout/routes.ts';
 import { sandboxNotificationRoutes } from './sandbox/notifications.ts';
 import type { HostResolver } from './notifications/public-addresses.ts';
@@ -135,6 +136,7 @@ export async function createApp(deps: AppDeps, extraAreas: AreaRoutes[] = []): P
     }),
   );
 
+  app.use(refuseNonText); // what the contract cannot say: open objects' members, Basic credentials
   app.use(authentication.routes);
   for (const routes of [...extraAreas, ...AREAS]) app.use(await routes(areaDeps));
 

@@ -1,4 +1,5 @@
 // Everything the reference server reads from the environment, read once, here.
+import { BlockList, isIP } from 'node:net';
 import { isAbsolute, resolve } from 'node:path';
 import { PACKAGE_ROOT } from './package-root.ts';
 
@@ -10,7 +11,7 @@ export interface Config {
   databaseUrl?: string;
   /** `iss` of the access tokens, checked on every bearer call. */
   issuer: string;
-  /** Guards the reference-only `/sandbox/v1` administration calls (default `sandbox-admin-token`). */
+  /** Guards the reference-only `/sandbox/v1` administration calls (default `sandbox-admin-token`, loopback only). */
   sandboxAdminToken: string;
   demoClient: { clientId: string; clientSecret: string };
   logLevel: string;
@@ -74,16 +75,39 @@ function count(name: string, value: string | undefined, fallback: number): numbe
   return n;
 }
 
+/** The documented default of SANDBOX_ADMIN_TOKEN: for a sandbox only this machine reaches. */
+export const DEFAULT_SANDBOX_ADMIN_TOKEN = 'sandbox-admin-token';
+
+const LOOPBACK = new BlockList();
+LOOPBACK.addSubnet('127.0.0.0', 8, 'ipv4');
+LOOPBACK.addAddress('::1', 'ipv6');
+
+/** Whether listening on `host` keeps the server to this machine (127.0.0.0/8, ::1, localhost). */
+export const isLoopback = (host: string) => host === 'localhost' || (isIP(host) !== 0 && LOOPBACK.check(host, isIP(host) === 6 ? 'ipv6' : 'ipv4'));
+
+/** Everything reachable beyond this machine needs an admin token of its own. */
+function refuseExposedDefaults(config: Config): Config {
+  if (!isLoopback(config.host) && config.sandboxAdminToken === DEFAULT_SANDBOX_ADMIN_TOKEN) {
+    throw new Error(
+      `Refusing to listen on ${config.host} with the documented default SANDBOX_ADMIN_TOKEN: anyone who can reach this ` +
+        'address could create sellers and read their notifications. Set SANDBOX_ADMIN_TOKEN to a secret of your own, ' +
+        'or listen on this machine only (HOST=127.0.0.1, the default).',
+    );
+  }
+  return config;
+}
+
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
-  return {
+  return refuseExposedDefaults({
     port: port(env.PORT),
-    host: env.HOST || '0.0.0.0',
+    // This machine only, by default; another address needs SANDBOX_ADMIN_TOKEN set (refuseExposedDefaults).
+    host: env.HOST || '127.0.0.1',
     // `memory://` keeps PGlite in memory (nothing survives a restart).
     dataDir: env.DATA_DIR?.includes('://') ? env.DATA_DIR : fromPackage(env.DATA_DIR || '.data/pglite'),
     databaseUrl: env.DATABASE_URL || undefined,
     issuer: env.ISSUER || 'http://localhost:8080',
     // A documented default so that a local sandbox works out of the box; set your own when shared.
-    sandboxAdminToken: env.SANDBOX_ADMIN_TOKEN || 'sandbox-admin-token',
+    sandboxAdminToken: env.SANDBOX_ADMIN_TOKEN || DEFAULT_SANDBOX_ADMIN_TOKEN,
     demoClient: {
       clientId: env.SANDBOX_DEMO_CLIENT_ID || 'demo-seller-client',
       clientSecret: env.SANDBOX_DEMO_CLIENT_SECRET || 'demo-seller-secret',
@@ -104,5 +128,5 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     // The contract's 30 s; tests set a few milliseconds to see retries happen.
     notificationRetryBaseMs: milliseconds('NOTIFICATION_RETRY_BASE_MS', env.NOTIFICATION_RETRY_BASE_MS, 30_000),
     validation: flag('CONTRACT_VALIDATION', env.CONTRACT_VALIDATION, true),
-  };
+  });
 }

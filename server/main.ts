@@ -7,14 +7,24 @@
 // listens before all of it is done.
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { loadConfig } from './config.ts';
+import { loadConfig, type Config } from './config.ts';
 import { createLogger } from './http/logging.ts';
 import { migrate } from './store/migrate.ts';
 import { openStore } from './store/store.ts';
 
 const SHUTDOWN_GRACE_MS = 10_000;
 
-const config = loadConfig();
+/** A setting the server refuses (a bad PORT, the default admin token beyond loopback) is a message, not a stack trace. */
+function loadConfigOrExit(): Config {
+  try {
+    return loadConfig();
+  } catch (error) {
+    process.stderr.write(`${(error as Error).message}\n`);
+    process.exit(1);
+  }
+}
+
+const config = loadConfigOrExit();
 const logger = createLogger(config.logLevel);
 const storeReady = openStore(config).then(async (store) => {
   const applied = await migrate(store);

@@ -1,7 +1,7 @@
 // The hosted pages, HTML for people (mounted before the contract's validator, like /docs):
 // a payment intent's checkout at its redirect_url, and each payment link's public page.
 import { randomBytes } from 'node:crypto';
-import express, { Router, type Request, type Response } from 'express';
+import express, { Router, type ErrorRequestHandler, type Request, type Response } from 'express';
 import type { Logger } from 'pino';
 import { orderTotal } from '../payment-link/orders.ts';
 import type { Store } from '../store/store.ts';
@@ -9,6 +9,7 @@ import type { Config } from '../config.ts';
 import { ROUTING } from '../http/operations.ts';
 import { DOCUMENT_TYPES_BY_COUNTRY } from '../web-checkout/service.ts';
 import { frontendOfForm } from './notification.ts';
+import { refuseUnreadablePageInput } from './page-guard.ts';
 import { checkoutPage, contentSecurityPolicy, layoutOf, messagePage, type CheckoutPageModel } from './pages.ts';
 import { offeredMethods, pageInstallmentOptions } from './payment-methods.ts';
 import type { PaymentMethods } from '../payment-link/payment-methods.ts';
@@ -40,7 +41,7 @@ export function checkoutPages(deps: { store: Store; config: Config; logger: Logg
   const { store, config } = deps;
   const now = deps.now ?? (() => new Date());
   const router = Router(ROUTING);
-  router.use(['/checkout', '/pay'], express.urlencoded({ extended: false, limit: '32kb' }));
+  router.use(['/checkout', '/pay'], express.urlencoded({ extended: false, limit: '32kb' }), refuseUnreadablePageInput);
   const plainLayout = layoutOf({ primaryColor: '#0B3B8C', accentColor: '#F5A623', typeFace: 'Platform Micro Text' });
 
   function sendError(res: Response, error: unknown) {
@@ -181,6 +182,9 @@ export function checkoutPages(deps: { store: Store; config: Config; logger: Logg
       sendError(res, error);
     }
   });
+
+  // A PageError passed on (refuseUnreadablePageInput) is a page too; anything else goes to the app's handler.
+  router.use(['/checkout', '/pay'], ((error, _req, res, next) => (error instanceof PageError ? sendError(res, error) : next(error))) as ErrorRequestHandler);
 
   return router;
 }

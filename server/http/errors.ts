@@ -4,6 +4,7 @@
 import type { ErrorRequestHandler } from 'express';
 import type { Logger } from 'pino';
 import { areaOf, type Area } from './areas.ts';
+import { NOT_TEXT, TEXT_PATTERN } from './text.ts';
 
 /** Where a problem is: a part of the request, or a claim of its access token (`token`). */
 export type ProblemLocation = 'body' | 'query' | 'path' | 'header' | 'cookie' | 'token';
@@ -62,6 +63,9 @@ const STATUS_MESSAGES: Record<number, string> = {
 };
 const statusMessage = (status: number) => STATUS_MESSAGES[status] ?? (status >= 500 ? STATUS_MESSAGES[500]! : 'Request failed');
 
+/** A 400 for these problems: the area's shape decides the rest (web checkout: a 422 when nothing is missing). */
+export const invalidRequest = (problems: Problem[]) => new ApiError(400, undefined, statusMessage(400), problems);
+
 const STATUS_CODES: Record<number, string> = {
   400: 'invalid_request',
   401: 'unauthorized',
@@ -87,9 +91,11 @@ function problemOf(item: { path: string; message: string; errorCode?: string }):
     location,
     pointer: location ? (rest.length ? `/${rest.join('/')}` : '') : item.path,
     keyword: item.errorCode?.split('.')[0],
-    message: item.message,
+    // The contract's Text rule in words, not as the pattern that carries it.
+    message: item.message === TEXT_RULE_BROKEN ? NOT_TEXT : item.message,
   };
 }
+const TEXT_RULE_BROKEN = `must match pattern "${TEXT_PATTERN}"`;
 
 /**
  * The validator reports every broken rule (allErrors): keep one problem per field, the first, and

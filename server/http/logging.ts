@@ -1,6 +1,7 @@
 // Structured logs (pino) with one request id per request, and nothing secret in them: credentials
 // and card data are redacted wherever they appear in a logged object.
 import { randomUUID } from 'node:crypto';
+import { unescape } from 'node:querystring';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { pino, type DestinationStream, type Logger } from 'pino';
 
@@ -12,6 +13,8 @@ function atAnyDepth(key: string): string[] {
   return Array.from({ length: MAX_DEPTH }, (_, depth) => [...Array(depth).fill('*'), key].join('.'));
 }
 
+const CENSOR = '[redacted]';
+
 export const REDACTED_PATHS = [
   'req.headers.authorization',
   'req.headers.cookie',
@@ -20,8 +23,36 @@ export const REDACTED_PATHS = [
   ...SECRET_KEYS.flatMap(atAnyDepth),
 ];
 
+/**
+ * Query parameters whose names carry secrets (any case, anywhere in the name): `client_secret`,
+ * `access_token`, `refresh_token`, `token`, `password`, `api_key`, `authorization`, `key`, ...
+ * A careless client may send them in a URL; their values never reach a log line.
+ */
+const SECRET_PARAMETER = /secret|token|passw(or)?d|pwd|api[-_]?key|^key$|auth|credential|signature|session|cookie|jwt/i;
+
+/** The URL as sent, with the values of secret-named query parameters replaced (the rest byte for byte). */
+export function redactUrl(url: string): string {
+  const at = url.indexOf('?');
+  if (at < 0) return url;
+  const parameters = url.slice(at + 1).split('&').map((parameter) => {
+    const name = parameter.split('=', 1)[0]!;
+    return SECRET_PARAMETER.test(unescape(name)) ? `${name}=${CENSOR}` : parameter;
+  });
+  return `${url.slice(0, at)}?${parameters.join('&')}`;
+}
+
+/** pino's request serializer, with secret-named query parameters redacted from `url` and `query`. */
+function serializeRequest(req: IncomingMessage) {
+  const serialized = pino.stdSerializers.req(req) as ReturnType<typeof pino.stdSerializers.req> & { query?: Record<string, unknown> };
+  serialized.url = redactUrl(serialized.url);
+  if (serialized.query) {
+    serialized.query = Object.fromEntries(Object.entries(serialized.query).map(([k, v]) => [k, SECRET_PARAMETER.test(k) ? CENSOR : v]));
+  }
+  return serialized;
+}
+
 export function createLogger(level: string, destination?: DestinationStream): Logger {
-  const options = { level, redact: { paths: REDACTED_PATHS, censor: '[redacted]' } };
+  const options = { level, redact: { paths: REDACTED_PATHS, censor: CENSOR } };
   return destination ? pino(options, destination) : pino(options);
 }
 
@@ -63,7 +94,7 @@ export function httpLogging(logger: Logger) {
     let bound: Logger | undefined;
     Object.defineProperty(req, 'log', {
       configurable: true,
-      get: () => (bound ??= logger.child({ req: pino.stdSerializers.req(req) })),
+      get: () => (bound ??= logger.child({ req: serializeRequest(req) })),
     });
     const done = () => {
       res.removeListener('finish', done);
@@ -71,7 +102,7 @@ export function httpLogging(logger: Logger) {
       const aborted = !res.writableFinished;
       const level = LEVEL_OF(res.statusCode, aborted);
       if (!logger.isLevelEnabled(level)) return;
-      const line = { req: pino.stdSerializers.req(req), res: pino.stdSerializers.res(res), responseTime: Math.round(performance.now() - started) };
+      const line = { req: serializeRequest(req), res: pino.stdSerializers.res(res), responseTime: Math.round(performance.now() - started) };
       logger[level](line, aborted ? 'request aborted' : 'request completed');
     };
     res.on('finish', done);

@@ -2,7 +2,7 @@
 // makes concurrent transactions and queries wait their turn, so we always go through it.
 import { mkdir } from 'node:fs/promises';
 import { PGlite, type Results, type Transaction } from '@electric-sql/pglite';
-import type { QueryResult, Queryable, Store } from './store.ts';
+import { rethrowWithoutValues, type QueryResult, type Queryable, type Store } from './store.ts';
 
 function result<T>(r: Results<T>): QueryResult<T> {
   return { rows: r.rows, rowCount: r.rowCount ?? r.affectedRows ?? r.rows.length };
@@ -10,9 +10,9 @@ function result<T>(r: Results<T>): QueryResult<T> {
 
 function queryable(db: PGlite | Transaction): Queryable {
   return {
-    query: async <T>(sql: string, params: unknown[] = []) => result(await db.query<T>(sql, params)),
+    query: async <T>(sql: string, params: unknown[] = []) => result(await db.query<T>(sql, params).catch(rethrowWithoutValues)),
     exec: async (sql: string) => {
-      await db.exec(sql);
+      await db.exec(sql).catch(rethrowWithoutValues);
     },
   };
 }

@@ -1,19 +1,19 @@
 // A PostgreSQL server through a `pg` Pool (teams sharing one sandbox, several instances behind a
 // load balancer). Each transaction holds one pooled client from BEGIN to COMMIT or ROLLBACK.
 import pg from 'pg';
-import type { QueryResult, Queryable, Store } from './store.ts';
+import { rethrowWithoutValues, type QueryResult, type Queryable, type Store } from './store.ts';
 
 type Client = pg.Pool | pg.PoolClient;
 
 function queryable(client: Client): Queryable {
   return {
     query: async <T>(sql: string, params: unknown[] = []): Promise<QueryResult<T>> => {
-      const r = await client.query(sql, params);
+      const r = await client.query(sql, params).catch(rethrowWithoutValues);
       return { rows: r.rows as T[], rowCount: r.rowCount ?? r.rows.length };
     },
     // Without parameters `pg` uses the simple protocol, which accepts several statements.
     exec: async (sql: string) => {
-      await client.query(sql);
+      await client.query(sql).catch(rethrowWithoutValues);
     },
   };
 }

@@ -22,6 +22,26 @@ export interface Store extends Queryable {
   close(): Promise<void>;
 }
 
+/**
+ * A driver's error with the statement's values taken out, so that no log line or response carries
+ * them (a merchant's notification password is one): PGlite's `params` holds them all, PostgreSQL's
+ * `detail` and `where` may quote them, and its message quotes the input it could not read
+ * (`invalid input syntax for type uuid: "..."`). The SQL text, SQLSTATE `code`, table and
+ * constraint stay for the log.
+ */
+export function rethrowWithoutValues(error: unknown): never {
+  if (error instanceof Error) {
+    const fields = error as Error & Record<string, unknown>;
+    delete fields.params;
+    delete fields.detail;
+    delete fields.where;
+    const quoted = error.message;
+    error.message = quoted.replace(/: ".*"$/s, ': "[redacted]"');
+    error.stack = error.stack?.replace(quoted, error.message);
+  }
+  throw error;
+}
+
 export interface StoreOptions {
   /** A PostgreSQL connection string; when set, PGlite is not used. */
   databaseUrl?: string;

@@ -1,9 +1,11 @@
 // `server/main.ts` as a process: it starts on a data directory, prints how to get a token, serves
 // one, and on SIGTERM finishes the request in flight and exits 0.
+import { execFile } from 'node:child_process';
 import { request as httpRequest } from 'node:http';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { freePort, startProcess, type Started } from '../support/processes.ts';
 import { ensureAuthBundle, tokenForm } from './support/server.ts';
@@ -69,5 +71,23 @@ describe('server/main.ts', () => {
     expect(JSON.parse(res.body).token_type).toBe('Bearer');
     expect(await exited).toBe(0);
     await expect(fetch(`${url}/sandbox/v1/jwks`)).rejects.toThrow(); // no longer accepting
+  });
+});
+
+describe('server/main.ts on an address beyond this machine', () => {
+  it('refuses to start with the default admin token: a message on stderr, exit code 1, nothing listening', async () => {
+    // 192.0.2.1 (TEST-NET-1) is on no interface here: had the check failed, listen would fail too.
+    const started = promisify(execFile)(`${ROOT}node_modules/.bin/tsx`, ['server/main.ts'], {
+      cwd: ROOT,
+      env: { ...process.env, HOST: '192.0.2.1', PORT: '0', SANDBOX_ADMIN_TOKEN: '', DATA_DIR: 'memory://', DATABASE_URL: '' },
+    });
+    const failure = await started.then(() => undefined, (error: { code: number; stdout: string; stderr: string }) => error);
+    expect(failure?.code).toBe(1);
+    expect(failure?.stdout).toBe('');
+    expect(failure?.stderr.split('\n')[0]).toBe(
+      'Refusing to listen on 192.0.2.1 with the documented default SANDBOX_ADMIN_TOKEN: anyone who can reach this address ' +
+        'could create sellers and read their notifications. Set SANDBOX_ADMIN_TOKEN to a secret of your own, or listen on ' +
+        'this machine only (HOST=127.0.0.1, the default).',
+    );
   });
 });

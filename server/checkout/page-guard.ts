@@ -1,0 +1,23 @@
+// The hosted pages' input that must not reach the store or the router's decoding: an address whose
+// percent-encoding does not decode (`/checkout/%ff`), or that is not text once decoded, names no
+// page (404); a form field that is not text refuses the form (400) before anything is charged.
+import type { RequestHandler } from 'express';
+import { isText, notTextPointers } from '../http/text.ts';
+import { PageError } from './service.ts';
+
+const noSuchPage = () => new PageError(404, 'not_found', 'There is nothing to pay at this address: check the link you were given.');
+
+/** Mounted on `/checkout` and `/pay` after the form parser; the pages' error handler renders its PageError. */
+export const refuseUnreadablePageInput: RequestHandler = (req, _res, next) => {
+  let path: string;
+  try {
+    path = decodeURIComponent(req.path);
+  } catch {
+    return next(noSuchPage());
+  }
+  if (!isText(path)) return next(noSuchPage());
+  if (notTextPointers(req.body).length) {
+    return next(new PageError(400, 'form', 'The form holds control characters or other characters that are not text: remove them and send it again.'));
+  }
+  next();
+};

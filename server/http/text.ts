@@ -1,0 +1,38 @@
+// Text the platform stores: no control characters (PostgreSQL refuses NUL in text and jsonb; no
+// platform text needs the others) and no unpaired UTF-16 surrogates (not Unicode: jsonb refuses
+// them). The contract says it of every request string it describes (its shared Text schema); the
+// guards (text-guard.ts, the hosted pages) say it of what the contract cannot describe.
+
+/** The pattern of the contract's Text schema (openapi/components/schemas/Text.yaml), as the validator quotes it. */
+export const TEXT_PATTERN = String.raw`^[^\u0000-\u0008\u000B\u000C\u000E-\u001F\u007F]*$`;
+
+/** What a problem says of a string that is not text (after its field's name). */
+export const NOT_TEXT = 'must not contain control characters or unpaired surrogates';
+
+const NOT_STORABLE = /[\u0000-\u0008\u000B\u000C\u000E-\u001F\u007F]|\p{Cs}/u;
+
+export const isText = (value: string) => !NOT_STORABLE.test(value);
+
+const escapePointer = (key: string) => key.replace(/~/g, '~0').replace(/\//g, '~1');
+
+/**
+ * JSON pointers, inside `value` (a parsed body, query or form), of every string that is not text; a
+ * member name that is not text points at its object. Walked without recursion (bodies may nest deeply);
+ * binary data (an uploaded file) is not text and not looked at.
+ */
+export function notTextPointers(value: unknown): string[] {
+  const found: string[] = [];
+  const pending: Array<[unknown, string]> = [[value, '']];
+  for (let next = pending.pop(); next; next = pending.pop()) {
+    const [item, pointer] = next;
+    if (typeof item === 'string') {
+      if (!isText(item)) found.push(pointer);
+    } else if (item !== null && typeof item === 'object' && !ArrayBuffer.isView(item)) {
+      for (const [key, child] of Object.entries(item)) {
+        if (!isText(key)) found.push(pointer);
+        pending.push([child, `${pointer}/${escapePointer(key)}`]);
+      }
+    }
+  }
+  return [...new Set(found)];
+}

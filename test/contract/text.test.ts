@@ -1,0 +1,88 @@
+// The contract refuses control characters in every request string it describes: the shared Text
+// schema's pattern, and the server's guard, say the same thing.
+import { describe, expect, it } from 'vitest';
+import { TEXT_PATTERN } from '../../server/http/text.ts';
+import { contractValidator, deref, examplesOf, loadPlatform, operationsOf, parametersOf, type OpenApiDocument } from '../support/contract.ts';
+
+const doc = loadPlatform();
+const validate = contractValidator(doc);
+const requestOperations = operationsOf(doc);
+const SAFE_FORMATS = new Set(['uuid', 'date', 'date-time', 'email', 'binary']);
+/** A pattern that lists what it allows, anchored at both ends (`^[A-Z]{3}$`), admits no control character. */
+const isClosed = (pattern: string) => /^\^.*\$$/s.test(pattern) && !pattern.includes('[^');
+
+/** Every string schema reachable from a request, with the patterns it carries itself and through `$ref`. */
+function requestStrings(document: OpenApiDocument): Array<{ where: string; schema: any; patterns: string[] }> {
+  const found: Array<{ where: string; schema: any; patterns: string[] }> = [];
+  const seen = new Set<unknown>();
+  const walk = (node: any, where: string) => {
+    if (!node || typeof node !== 'object' || seen.has(node)) return;
+    seen.add(node);
+    const chain = [node];
+    while (typeof chain.at(-1).$ref === 'string') chain.push(deref(document, { $ref: chain.at(-1).$ref }));
+    const merged = Object.assign({}, ...[...chain].reverse());
+    if ([merged.type].flat().includes('string')) {
+      found.push({ where, schema: merged, patterns: chain.map((s) => s.pattern).filter(Boolean) });
+    }
+    for (const s of chain) {
+      for (const key of ['allOf', 'anyOf', 'oneOf'] as const) (s[key] ?? []).forEach((x: any) => walk(x, where));
+      for (const key of ['items', 'then', 'else', 'additionalProperties'] as const) walk(s[key], `${where}[]`);
+      for (const [name, child] of Object.entries<any>(s.properties ?? {})) walk(child, `${where}.${name}`);
+    }
+  };
+  for (const op of requestOperations) {
+    const name = `${op.method.toUpperCase()} ${op.path}`;
+    for (const p of parametersOf(document, op)) walk(p.schema, `${name} ${p.in} ${p.name}`);
+    for (const [type, media] of Object.entries<any>(deref(document, op.operation.requestBody)?.content ?? {})) walk(media.schema, `${name} ${type}`);
+  }
+  return found;
+}
+
+/** The example with `\u0000` put into the string at `path`. */
+function withNul(value: unknown, path: string[]): unknown {
+  if (!path.length) return `${String(value).slice(0, 1)}\u0000${String(value).slice(1)}`;
+  const [head, ...rest] = path;
+  const copy: any = Array.isArray(value) ? [...value] : { ...(value as object) };
+  copy[head!] = withNul(copy[head!], rest);
+  return copy;
+}
+
+function stringPaths(value: unknown, path: string[] = []): string[][] {
+  if (typeof value === 'string') return [path];
+  if (value && typeof value === 'object') return Object.entries(value).flatMap(([k, v]) => stringPaths(v, [...path, k]));
+  return [];
+}
+
+describe('request strings of the contract', () => {
+  it('the server quotes the Text pattern of the contract', () => {
+    expect(doc.components.schemas!.Text.pattern).toBe(TEXT_PATTERN);
+  });
+
+  it('every free-text request string carries the Text pattern; the others list what they allow', () => {
+    const strings = requestStrings(doc);
+    expect(strings.length).toBeGreaterThan(80);
+    const open = strings.filter(
+      ({ schema, patterns }) =>
+        !schema.enum && !('const' in schema) && !SAFE_FORMATS.has(schema.format) && !patterns.includes(TEXT_PATTERN) && !patterns.some(isClosed),
+    );
+    expect(open.map((s) => s.where)).toEqual([]);
+  });
+
+  it('every string of every request body example, with a NUL in it, breaks its operation’s schema', () => {
+    let checked = 0;
+    for (const op of requestOperations) {
+      for (const [type, media] of Object.entries<any>(deref(doc, op.operation.requestBody)?.content ?? {})) {
+        if (type === 'multipart/form-data') continue; // a file, not text
+        const body = op.operation.requestBody.$ref ?? `${op.pointer}/requestBody`;
+        const check = validate(`${body}/content/${type.replace(/\//g, '~1')}/schema`);
+        for (const [name, example] of examplesOf(doc, media)) {
+          for (const path of stringPaths(example)) {
+            checked++;
+            expect(check(withNul(example, path)), `${op.operationId} ${name} ${path.join('.')}`).toBe(false);
+          }
+        }
+      }
+    }
+    expect(checked).toBeGreaterThan(100);
+  });
+});

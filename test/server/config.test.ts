@@ -1,0 +1,42 @@
+// Safe defaults: the sandbox listens on this machine only, and refuses any other address while its
+// admin token is the documented default.
+import { describe, expect, it } from 'vitest';
+import { DEFAULT_SANDBOX_ADMIN_TOKEN, isLoopback, loadConfig } from '../../server/config.ts';
+
+describe('where the sandbox listens', () => {
+  it('listens on 127.0.0.1 with the documented admin token by default', () => {
+    const config = loadConfig({});
+    expect(config.host).toBe('127.0.0.1');
+    expect(config.sandboxAdminToken).toBe(DEFAULT_SANDBOX_ADMIN_TOKEN);
+    expect(DEFAULT_SANDBOX_ADMIN_TOKEN).toBe('sandbox-admin-token');
+  });
+
+  it.each(['0.0.0.0', '::', '192.168.1.20', 'sandbox.internal'])('refuses HOST=%s with the default admin token, saying what to set', (host) => {
+    expect(() => loadConfig({ HOST: host })).toThrow(
+      `Refusing to listen on ${host} with the documented default SANDBOX_ADMIN_TOKEN: anyone who can reach this address could ` +
+        'create sellers and read their notifications. Set SANDBOX_ADMIN_TOKEN to a secret of your own, or listen on this ' +
+        'machine only (HOST=127.0.0.1, the default).',
+    );
+    expect(() => loadConfig({ HOST: host, SANDBOX_ADMIN_TOKEN: DEFAULT_SANDBOX_ADMIN_TOKEN })).toThrow(/SANDBOX_ADMIN_TOKEN/);
+  });
+
+  it('listens on any address once the admin token is the operator’s own', () => {
+    const config = loadConfig({ HOST: '0.0.0.0', SANDBOX_ADMIN_TOKEN: 'a-token-of-our-own' });
+    expect(config).toMatchObject({ host: '0.0.0.0', sandboxAdminToken: 'a-token-of-our-own' });
+  });
+
+  it.each([
+    ['127.0.0.1', true],
+    ['127.8.9.10', true],
+    ['::1', true],
+    ['::ffff:127.0.0.1', true],
+    ['localhost', true],
+    ['0.0.0.0', false],
+    ['::', false],
+    ['10.0.0.1', false],
+    ['::ffff:10.0.0.1', false],
+    ['localhost.example.com', false],
+  ])('%s is loopback: %s', (host, loopback) => {
+    expect(isLoopback(host)).toBe(loopback);
+  });
+});

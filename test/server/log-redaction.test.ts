@@ -1,0 +1,53 @@
+// A careless client puts secrets in the URL (`?client_secret=…`, `?access_token=…`): the request
+// log, even at trace level, carries the URL and the query with those values redacted, and the other
+// parameters as sent.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { redactUrl } from '../../server/http/logging.ts';
+import { startTestServer, tokenForm, type TestServer } from './support/server.ts';
+
+const SECRETS = {
+  client_secret: 'qs-client-secret-1',
+  access_token: 'qs-access-token-2',
+  Refresh_Token: 'qs-refresh-token-3',
+  PASSWORD: 'qs-password-4',
+  'api-key': 'qs-api-key-5',
+  authorization: 'qs-authorization-6',
+  token: 'qs-token-7',
+  secret: 'qs-secret-8',
+};
+const query = new URLSearchParams({ ...SECRETS, scope: 'kept-scope' }).toString();
+
+describe('secrets in request URLs', () => {
+  let server: TestServer;
+  beforeAll(async () => {
+    server = await startTestServer({ config: { logLevel: 'trace' } });
+  });
+  afterAll(() => server?.close());
+
+  it('never reach the trace-level log, whatever the status', async () => {
+    const token = await server.http.post(`/authentication/oauth2/-core/access_token?${query}`).type('form').send(tokenForm());
+    const keys = await server.http.get(`/sandbox/v1/jwks?${query}`).set('x-request-id', 'query-secrets');
+    const unknown = await server.http.get(`/no/such/path?${query}`);
+    // A refusal (unknown query parameters), a success, a path outside the contract: each logs its request.
+    expect([token.status, keys.status, unknown.status]).toEqual([400, 200, 404]);
+    expect(server.logs.lines.length).toBeGreaterThan(0);
+    for (const value of Object.values(SECRETS)) expect(server.logs.text).not.toContain(value);
+    const line = server.logs.lines.find((l) => l.req?.id === 'query-secrets' && l.msg === 'request completed');
+    expect(line?.req.url).toBe(`/sandbox/v1/jwks?${Object.keys(SECRETS).map((k) => `${k}=[redacted]`).join('&')}&scope=kept-scope`);
+    expect(line?.req.query).toEqual({ ...Object.fromEntries(Object.keys(SECRETS).map((k) => [k, '[redacted]'])), scope: 'kept-scope' });
+  });
+});
+
+describe('redactUrl', () => {
+  it.each([
+    ['/a?client_secret=s3cr3t&page=2', '/a?client_secret=[redacted]&page=2'],
+    ['/a?CLIENT_SECRET=s&Access_Token=t', '/a?CLIENT_SECRET=[redacted]&Access_Token=[redacted]'],
+    ['/a?client%5Fsecret=s', '/a?client%5Fsecret=[redacted]'],
+    ['/a?x_api_key=k&apikey=k&key=k&monkey=m', '/a?x_api_key=[redacted]&apikey=[redacted]&key=[redacted]&monkey=m'],
+    ['/a?access_token', '/a?access_token=[redacted]'],
+    ['/a?title=Caf%C3%A9&page=1', '/a?title=Caf%C3%A9&page=1'],
+    ['/a', '/a'],
+  ])('%s is logged as %s', (url, logged) => {
+    expect(redactUrl(url)).toBe(logged);
+  });
+});
