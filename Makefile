@@ -11,7 +11,10 @@ export NO_UPDATE_NOTIFIER := 1
 BIN := node_modules/.bin
 INSTALLED := node_modules/.installed
 MOCK_PORT ?= 4010
-DOCS_OUT ?= dist/docs/index.html
+DOCS_OUT ?= server/docs/index.html
+# What generated/ is made from: the contract, the contract package's runtime, the generator itself.
+CONTRACT_SOURCES := $(shell find openapi contract scripts -type f -not -path '*/node_modules/*') redocly.yaml
+SERVER_SOURCES := $(shell find server -name '*.ts' -not -path 'server/dist/*') server/tsconfig.build.json
 
 .PHONY: help install chromium lint generate check-generated typecheck test mock docs run clean
 
@@ -33,8 +36,14 @@ chromium:
 lint: $(INSTALLED) ## Lint every area of the contract with Redocly (zero errors, zero warnings).
 	$(BIN)/redocly lint --max-problems 200
 
-generate: $(INSTALLED) ## Rebuild generated/ (area bundles, the joined platform bundle, TypeScript types).
+generate: $(INSTALLED) ## Rebuild generated/ (bundles, types, operation table, compiled checks, money) from openapi/ and contract/.
 	$(BIN)/tsx scripts/generate.ts
+	@touch generated/.fresh
+
+# The stamp of the last `make generate`: `make run` regenerates only when a source is newer.
+generated/.fresh: $(CONTRACT_SOURCES) | $(INSTALLED)
+	$(BIN)/tsx scripts/generate.ts
+	@touch $@
 
 check-generated: $(INSTALLED) ## Fail when generated/ is stale against openapi/.
 	$(BIN)/tsx scripts/generate.ts --check
@@ -48,23 +57,26 @@ test: $(INSTALLED) chromium lint check-generated typecheck ## Install, lint, che
 mock: $(INSTALLED) ## Serve the joined bundle with the Prism mock on MOCK_PORT (default 4010).
 	$(BIN)/prism mock generated/platform.openapi.yaml --host 127.0.0.1 --port $(MOCK_PORT)
 
-docs: $(INSTALLED) ## Render the offline HTML reference of every area to DOCS_OUT (dist/docs/index.html).
+docs: $(DOCS_OUT) ## Render the offline HTML reference of every area to DOCS_OUT (server/docs/index.html, shipped with the sandbox).
+
+$(DOCS_OUT): generated/.fresh
 	$(BIN)/redocly build-docs generated/platform.openapi.yaml --output $(DOCS_OUT) --inlineBundle
 
-run: $(INSTALLED) generate docs build-server ## Install, generate, build the docs and the server, and start it (PORT, DATA_DIR, DATABASE_URL).
-	node dist/server/main.js
+run: $(INSTALLED) generated/.fresh $(DOCS_OUT) server/dist/main.js ## Install, generate, build the docs and the server when stale, and start it (PORT, DATA_DIR, DATABASE_URL).
+	node server/dist/main.js
 
 clean: ## Remove build output (not generated/, which is committed).
-	rm -rf dist
+	rm -rf dist client/dist server/dist server/docs generated/.fresh
 
 .PHONY: build build-server bench
 
-build: $(INSTALLED) ## Build the client package (ESM + .d.ts, as `npm pack` publishes it) and the server to dist/.
-	npm run build:client
-	npm run build:server
+build: $(INSTALLED) generated/.fresh $(DOCS_OUT) ## Build the client and sandbox packages (ESM + .d.ts in client/dist/ and server/dist/).
+	npm run build --workspace client --workspace server
 
-build-server: $(INSTALLED) ## Compile the reference server to dist/server/ (what `make run` starts with node).
-	npm run build:server
+build-server: server/dist/main.js ## Compile the sandbox to server/dist/ (what `make run` starts with node).
+
+server/dist/main.js: $(SERVER_SOURCES) generated/.fresh | $(INSTALLED)
+	npm run build --workspace server
 
 # The server is measured on PGlite, and on PostgreSQL too: BENCH_DATABASE_URL, or (as root) a throwaway
 # cluster from .ci/postgres.sh. BENCH_DURATION, BENCH_REPS, BENCH_CONNECTIONS, BENCH_PIN=0: see bench/server.ts.

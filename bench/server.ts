@@ -95,7 +95,7 @@ interface Storage {
 }
 
 /** The compiled reference server (`make build-server`), as `make run` starts it: one node process. */
-const SERVER_MAIN = `${ROOT}dist/server/main.js`;
+const SERVER_MAIN = `${ROOT}server/dist/main.js`;
 
 async function referenceServer(storage: Storage, validation: boolean) {
   const port = await freePort();
@@ -202,7 +202,7 @@ const fmt = (n: number, d = 0) => (Number.isFinite(n) ? n.toFixed(d) : 'n/a');
 const PROFILE = [
   '### Where the time goes',
   '',
-  'CPU profiles of the validated compiled server (`node --cpu-prof dist/server/main.js`, LOG_LEVEL=warn) under 5 s of autocannon',
+  'CPU profiles of the validated compiled server (`node --cpu-prof server/dist/main.js`, LOG_LEVEL=warn) under 5 s of autocannon',
   '(32 connections) on the short-id lookup, the last 4 s counted, 2026-11-22, after the changes below:',
   '',
   '- on PGlite (~515 req/s while profiled): PGlite 50% of the CPU (its WebAssembly 28%, its JavaScript protocol code 21%, `fstat` from its',
@@ -401,7 +401,7 @@ async function main() {
     '## Server speed',
     '',
     `autocannon, ${CONNECTIONS} connections, ${DURATION} s per measurement after 1 s of warm-up, ${REPS} repetitions (medians; ratios are medians of per-repetition ratios, each against its anchor measured in the same repetition). ` +
-      'Reference server: the compiled server as `make run` starts it (`node dist/server/main.js`), LOG_LEVEL=warn, rate limit off, on a PGlite data directory' +
+      'Reference server: the compiled server as `make run` starts it (`node server/dist/main.js`), LOG_LEVEL=warn, rate limit off, on a PGlite data directory' +
       (storages.length > 1 ? ' and on PostgreSQL (`BENCH_DATABASE_URL`, the same machine)' : '') +
       '; "validation off" is the same server with `CONTRACT_VALIDATION=false`. ' +
       'Prism: `prism mock generated/platform.openapi.json` (the bundle the server reads), the same requests. ' +

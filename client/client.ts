@@ -1,7 +1,7 @@
 // One typed client for every area of the platform. Path keys carry each area's full base path, so
 // one `baseUrl` serves them all; the token endpoints go to `authUrl`.
 import createClient, { type Client } from 'openapi-fetch';
-import type { paths } from '../generated/platform.ts';
+import type { paths } from '@payment-platform/contract/types';
 import {
   createAccessTokenCache,
   DEFAULT_SCOPE,

@@ -2,7 +2,7 @@
 // client's `error` is already typed per operation; these names and guards serve code that handles
 // errors of a whole area in one place. The guards check the shape only: use the one of the area
 // that was called (a web checkout 500 body, `message` alone, also fits the recurrence shape).
-import type { components, operations } from '../generated/platform.ts';
+import type { components, operations } from '@payment-platform/contract/types';
 
 type Schemas = components['schemas'];
 

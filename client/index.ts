@@ -7,4 +7,4 @@ export * from './errors.ts';
 export * from './money.ts';
 export { productImageUpload } from './product-image.ts';
 export * from './webhooks/index.ts';
-export type { paths, components, operations, webhooks } from '../generated/platform.ts';
+export type { paths, components, operations, webhooks } from '@payment-platform/contract/types';

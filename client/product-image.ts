@@ -2,7 +2,7 @@
 // of that part is a string (OpenAPI `format: binary`), so a typed call needs the file to travel
 // through a body serializer. Spread the result into the call:
 //   client.POST('/dpy/payment-link/v1/payment-links/products/images', productImageUpload(file, 'photo.png'))
-import type { components } from '../generated/platform.ts';
+import type { components } from '@payment-platform/contract/types';
 
 export function productImageUpload(image: Blob, fileName = 'image'): {
   body: components['schemas']['ProductImageUpload'];

@@ -1,7 +1,7 @@
 // Access tokens of the platform's OAuth 2.0 client-credentials flow: fetched on first need, kept
 // until shortly before `expires_in` runs out, and fetched by one request however many calls wait.
 import type { Client } from 'openapi-fetch';
-import type { paths } from '../generated/platform.ts';
+import type { paths } from '@payment-platform/contract/types';
 import { isOAuthError, isTokenError, type OAuthError, type TokenError } from './errors.ts';
 
 /** The two token endpoint forms of the contract. */

@@ -1,6 +1,7 @@
 // Everything the reference server reads from the environment, read once, here.
 import { BlockList, isIP } from 'node:net';
-import { isAbsolute, resolve } from 'node:path';
+import { createRequire } from 'node:module';
+import { resolve } from 'node:path';
 import { PACKAGE_ROOT } from './package-root.ts';
 
 export interface Config {
@@ -45,8 +46,11 @@ export interface Config {
   validation?: boolean;
 }
 
-/** Relative paths are relative to the package, so `make run` works from any directory. */
-const fromPackage = (path: string) => (isAbsolute(path) ? path : resolve(PACKAGE_ROOT, path));
+/** Paths a user gives are relative to the directory the sandbox was started from. */
+const fromCwd = (path: string) => resolve(process.cwd(), path);
+
+/** The joined bundle of the contract package, wherever npm installed it. */
+const CONTRACT_BUNDLE = () => createRequire(import.meta.url).resolve('@payment-platform/contract/platform.openapi.json');
 
 function milliseconds(name: string, value: string | undefined, fallback: number): number {
   if (value === undefined || value === '') return fallback;
@@ -103,7 +107,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     // This machine only, by default; another address needs SANDBOX_ADMIN_TOKEN set (refuseExposedDefaults).
     host: env.HOST || '127.0.0.1',
     // `memory://` keeps PGlite in memory (nothing survives a restart).
-    dataDir: env.DATA_DIR?.includes('://') ? env.DATA_DIR : fromPackage(env.DATA_DIR || '.data/pglite'),
+    dataDir: env.DATA_DIR?.includes('://') ? env.DATA_DIR : fromCwd(env.DATA_DIR || '.data/pglite'),
     databaseUrl: env.DATABASE_URL || undefined,
     issuer: env.ISSUER || 'http://localhost:8080',
     // A documented default so that a local sandbox works out of the box; set your own when shared.
@@ -113,12 +117,13 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       clientSecret: env.SANDBOX_DEMO_CLIENT_SECRET || 'demo-seller-secret',
     },
     logLevel: env.LOG_LEVEL || 'info',
-    apiSpec: fromPackage(env.API_SPEC || 'generated/platform.openapi.json'),
+    apiSpec: env.API_SPEC ? fromCwd(env.API_SPEC) : CONTRACT_BUNDLE(),
     rateLimit: { limit: count('RATE_LIMIT_PER_SECOND', env.RATE_LIMIT_PER_SECOND, 200), windowMs: 1000 },
     tokenFailedAttempts: { limit: count('TOKEN_FAILED_ATTEMPTS_PER_MINUTE', env.TOKEN_FAILED_ATTEMPTS_PER_MINUTE, 10), windowMs: 60_000 },
     headersTimeoutMs: milliseconds('HEADERS_TIMEOUT_MS', env.HEADERS_TIMEOUT_MS, 10_000),
     requestTimeoutMs: milliseconds('REQUEST_TIMEOUT_MS', env.REQUEST_TIMEOUT_MS, 30_000),
-    docsFile: fromPackage(env.DOCS_FILE || 'dist/docs/index.html'),
+    // `make docs` renders the HTML reference into the sandbox package (server/docs/), which ships it.
+    docsFile: env.DOCS_FILE ? fromCwd(env.DOCS_FILE) : resolve(PACKAGE_ROOT, 'docs/index.html'),
     bodyLimit: '1mb',
     publicBaseUrl: (env.PUBLIC_BASE_URL || `http://localhost:${port(env.PORT)}`).replace(/\/+$/, ''),
     // The local sandbox's merchants often listen on localhost; a shared sandbox should set false.

@@ -1,101 +1,114 @@
-// Starts the reference sandbox: config → store → migrations → demo seller → listen. Stops cleanly on
-// SIGTERM/SIGINT: no new connections, in-flight requests finish, the store closes, exit 0.
-//
-// Independent start-up work overlaps: the store opens and migrates (PGlite compiles its
-// WebAssembly off the main thread) while the application's modules load, and the check of the demo
-// client's secret (scrypt, on libuv's thread pool) runs while the app parses the contract. Nothing
-// listens before all of it is done.
-import { createServer } from 'node:http';
-import type { AddressInfo } from 'node:net';
-import { loadConfig, type Config } from './config.ts';
+#!/usr/bin/env node
+// The sandbox command (`npx @payment-platform/sandbox`, bin `payment-platform-sandbox`, and what
+// `make run` starts): the documented variables, plus --port, --host, --data-dir and --database-url,
+// which win over them. Prints where it listens and the credentials to use; stops cleanly on
+// SIGTERM/SIGINT (exit 0).
+import { parseArgs } from 'node:util';
+import { DEFAULT_SANDBOX_ADMIN_TOKEN, loadConfig, type Config } from './config.ts';
 import { createLogger } from './http/logging.ts';
-import { migrate } from './store/migrate.ts';
-import { openStore } from './store/store.ts';
+import { DEMO_SELLER_ID } from './sandbox/demo-seller.ts';
+import { runSandbox } from './sandbox-server.ts';
 
-const SHUTDOWN_GRACE_MS = 10_000;
+const HELP = `payment-platform-sandbox: the payment platform as a local sandbox (tokens, payment links,
+hosted checkout with merchant webhooks, subscriptions billed on test clocks), validated against
+the contract in both directions.
 
-/** A setting the server refuses (a bad PORT, the default admin token beyond loopback) is a message, not a stack trace. */
-function loadConfigOrExit(): Config {
+Usage: payment-platform-sandbox [options]
+
+Options (each wins over its variable):
+  --port <n>            where to listen (PORT, default 8080; 0 picks a free port)
+  --host <address>      the address to listen on (HOST, default 127.0.0.1)
+  --data-dir <path>     PGlite data directory (DATA_DIR, default .data/pglite under the current
+                        directory; memory:// keeps nothing on disk)
+  --database-url <url>  a PostgreSQL server instead of PGlite (DATABASE_URL)
+  -h, --help            this text
+
+Variables:
+  SANDBOX_ADMIN_TOKEN                 bearer token of the /sandbox/v1 calls (default ${DEFAULT_SANDBOX_ADMIN_TOKEN};
+                                      required, with a value of your own, to listen beyond loopback)
+  SANDBOX_DEMO_CLIENT_ID / _SECRET    the demo seller's credentials (demo-seller-client / demo-seller-secret)
+  SANDBOX_ENCRYPTION_KEY              key that encrypts signing keys and webhook passwords at rest
+                                      (default: generated once into a 0600 file beside the data directory)
+  SANDBOX_ALLOW_PRIVATE_NOTIFICATION_URLS  whether webhooks may target private addresses (default true)
+  ISSUER, PUBLIC_BASE_URL             the tokens' iss; the base of the hosted checkout's redirect_url
+  LOG_LEVEL                           pino level (info)
+  RATE_LIMIT_PER_SECOND               requests per client per second (200; 0 turns it off)
+  TOKEN_FAILED_ATTEMPTS_PER_MINUTE    failed token requests per client id before 429 (10)
+  NOTIFICATION_POLL_INTERVAL_MS, NOTIFICATION_RETRY_BASE_MS, BILLING_POLL_INTERVAL_MS,
+  HEADERS_TIMEOUT_MS, REQUEST_TIMEOUT_MS, API_SPEC, DOCS_FILE, CONTRACT_VALIDATION
+                                      see the package README
+`;
+
+/** The environment with the command line's options applied over it. */
+function environmentOf(argv: string[], env: NodeJS.ProcessEnv): NodeJS.ProcessEnv | 'help' {
+  const { values } = parseArgs({
+    args: argv,
+    options: {
+      port: { type: 'string' },
+      host: { type: 'string' },
+      'data-dir': { type: 'string' },
+      'database-url': { type: 'string' },
+      help: { type: 'boolean', short: 'h' },
+    },
+    strict: true,
+  });
+  if (values.help) return 'help';
+  const set = (name: string, value: string | undefined) => (value === undefined ? {} : { [name]: value });
+  return { ...env, ...set('PORT', values.port), ...set('HOST', values.host), ...set('DATA_DIR', values['data-dir']), ...set('DATABASE_URL', values['database-url']) };
+}
+
+function banner(url: string, config: Config): string {
+  const { clientId, clientSecret } = config.demoClient;
+  const admin = config.sandboxAdminToken === DEFAULT_SANDBOX_ADMIN_TOKEN ? config.sandboxAdminToken : '(the value of SANDBOX_ADMIN_TOKEN)';
+  return [
+    '',
+    `Payment platform reference sandbox listening on ${url}`,
+    `  storage:      ${config.databaseUrl ? 'PostgreSQL (DATABASE_URL)' : `PGlite ${config.dataDir ?? 'in memory'}`}`,
+    `  demo seller:  ${DEMO_SELLER_ID}`,
+    `  demo client:  ${clientId} / ${clientSecret}`,
+    `  admin token:  ${admin}  (Authorization: Bearer ..., for /sandbox/v1)`,
+    `  reference:    ${url}/docs`,
+    '',
+    'Get an access token:',
+    `  curl -s ${url}/authentication/oauth2/-core/access_token \\`,
+    `    -d grant_type=client_credentials -d client_id=${clientId} -d client_secret=${clientSecret} \\`,
+    '    -d scope=digital-plataform:gateway-api',
+    '',
+  ].join('\n');
+}
+
+/** A setting the sandbox refuses (a bad option or PORT, the default admin token beyond loopback) is a message, not a stack trace. */
+function configOrExit(): Config {
   try {
-    return loadConfig();
+    const env = environmentOf(process.argv.slice(2), process.env);
+    if (env === 'help') {
+      process.stdout.write(HELP);
+      process.exit(0);
+    }
+    return loadConfig(env);
   } catch (error) {
-    process.stderr.write(`${(error as Error).message}\n`);
+    process.stderr.write(`${(error as Error).message}\nRun with --help for the options.\n`);
     process.exit(1);
   }
 }
 
-const config = loadConfigOrExit();
+const config = configOrExit();
 const logger = createLogger(config.logLevel);
-const storeReady = openStore(config).then(async (store) => {
-  const applied = await migrate(store);
-  if (applied.length) logger.info({ applied }, 'Migrations applied');
-  return store;
+const sandbox = await runSandbox(config, logger).catch((error: Error) => {
+  logger.fatal({ err: error }, `Cannot start on ${config.host}:${config.port}`);
+  process.exit(1);
 });
-const [store, { createApp }, { seedDemoSeller }, { notificationDeliveryWorker }, { createBillingWorker }] = await Promise.all([
-  storeReady,
-  import('./app.ts'),
-  import('./sandbox/demo-seller.ts'),
-  import('./checkout/notification-delivery.ts'),
-  import('./subscription/billing-worker.ts'),
-]);
-const { secretChecked } = await seedDemoSeller(store, config.demoClient, logger);
-const [app] = await Promise.all([createApp({ store, config, logger }), secretChecked]);
-// Merchant notifications: pending deliveries (also those left by a previous run) go out once listening.
-const deliveryWorker = notificationDeliveryWorker({ store, logger, config });
-// Subscriptions bill on real time (those on a sandbox test clock bill when their clock is advanced).
-const billing = createBillingWorker({ store, logger, pollIntervalMs: config.billingPollIntervalMs });
-billing.start();
-
-// Slow clients are timed out (Node answers 408 and closes): headers must arrive within
-// headersTimeoutMs and the whole request within requestTimeoutMs, checked every second.
-const server = createServer(
-  { headersTimeout: config.headersTimeoutMs, requestTimeout: config.requestTimeoutMs, connectionsCheckingInterval: 1000 },
-  app,
-);
-server.on('error', (error) => {
-  logger.fatal({ err: error }, `Cannot listen on ${config.host}:${config.port}`);
-  void store.close().finally(() => process.exit(1));
-});
-server.listen(config.port, config.host, () => {
-  deliveryWorker.start();
-  const { port } = server.address() as AddressInfo;
-  const host = config.host === '0.0.0.0' || config.host === '::' ? 'localhost' : config.host;
-  const url = `http://${host}:${port}`;
-  const { clientId, clientSecret } = config.demoClient;
-  process.stdout.write(
-    [
-      '',
-      `Payment platform reference sandbox listening on ${url}`,
-      `  storage:     ${config.databaseUrl ? 'PostgreSQL (DATABASE_URL)' : `PGlite ${config.dataDir ?? 'in memory'}`}`,
-      `  demo client: ${clientId} / ${clientSecret}`,
-      '',
-      'Get an access token:',
-      `  curl -s ${url}/authentication/oauth2/-core/access_token \\`,
-      `    -d grant_type=client_credentials -d client_id=${clientId} -d client_secret=${clientSecret} \\`,
-      '    -d scope=digital-plataform:gateway-api',
-      '',
-    ].join('\n') + '\n',
-  );
-});
+process.stdout.write(banner(sandbox.url, sandbox.config) + '\n');
 
 let stopping = false;
 function shutdown(signal: string) {
   if (stopping) return;
   stopping = true;
   logger.info({ signal }, 'Shutting down: finishing in-flight requests');
-  // Connections still busy after the grace period are cut, so the process always ends.
-  setTimeout(() => server.closeAllConnections(), SHUTDOWN_GRACE_MS).unref();
-  const billingStopped = billing.stop(); // no new tick; the charge in progress commits (or rolls back whole)
-  server.close(async () => {
-    await billingStopped;
-    await deliveryWorker.stop(); // the attempt in flight is recorded before the store closes
-    await store.close();
+  void sandbox.close().then(() => {
     logger.info('Stopped');
     process.exit(0);
   });
-  // Keep-alive connections become idle when their request finishes: close them then, not after the
-  // keep-alive timeout.
-  setInterval(() => server.closeIdleConnections(), 50).unref();
 }
 process.on('SIGTERM', () => shutdown('SIGTERM'));
 process.on('SIGINT', () => shutdown('SIGINT'));

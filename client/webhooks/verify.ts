@@ -3,10 +3,8 @@
 // merchant configured. Nothing in the payload may be trusted before that header matches, and then
 // the payload must be what the contract says (`CheckoutNotification`).
 import { createHash, timingSafeEqual } from 'node:crypto';
-import { Ajv2020, type ErrorObject, type ValidateFunction } from 'ajv/dist/2020.js';
-import addFormats from 'ajv-formats';
-import type { webhooks } from '../../generated/platform.ts';
-import { platformDocument } from '../contract.ts';
+import { checkCheckoutNotification, type SchemaProblem } from '@payment-platform/contract/checkout-notification';
+import type { webhooks } from '@payment-platform/contract/types';
 
 /** The payload of the checkout notification (`components['schemas']['CheckoutNotification']`). */
 export type CheckoutNotification = webhooks['checkout-notification']['post']['requestBody']['content']['application/json'];
@@ -76,23 +74,7 @@ export function verifyNotificationCredentials(headers: HeaderBag, credentials: N
   }
 }
 
-let validator: ValidateFunction | undefined;
-
-/** The contract's schema of the webhook's request body, compiled once. */
-function notificationValidator(): ValidateFunction {
-  if (validator) return validator;
-  const doc = platformDocument();
-  const ajv = new Ajv2020({ strict: false, allErrors: true, validateFormats: true });
-  addFormats.default(ajv);
-  // The components carry every `$ref` of the schema (`#/components/schemas/...`).
-  ajv.addSchema({ $id: 'platform', components: doc.components });
-  const schema = doc.webhooks['checkout-notification']!.post.requestBody.content['application/json'].schema;
-  const ref: string = schema.$ref ?? '#/components/schemas/CheckoutNotification';
-  validator = ajv.compile({ $ref: `platform${ref}` });
-  return validator;
-}
-
-function problemOf(error: ErrorObject): PayloadProblem {
+function problemOf(error: SchemaProblem): PayloadProblem {
   const segments = error.instancePath.split('/').filter(Boolean).map((s) => s.replace(/~1/g, '/').replace(/~0/g, '~'));
   if (error.keyword === 'required') segments.push(String(error.params.missingProperty));
   if (error.keyword === 'additionalProperties') segments.push(String(error.params.additionalProperty));
@@ -115,9 +97,9 @@ function parsePayload(body: unknown): unknown {
 /** Throws a CheckoutNotificationError unless the payload is a `CheckoutNotification`. */
 export function validateCheckoutNotification(body: unknown): CheckoutNotification {
   const payload = parsePayload(body);
-  const validate = notificationValidator();
-  if (validate(payload)) return payload as CheckoutNotification;
-  const problems = (validate.errors ?? []).map(problemOf);
+  // The contract's schema, compiled at build time (Ajv standalone) in the contract package.
+  if (checkCheckoutNotification(payload)) return payload as CheckoutNotification;
+  const problems = (checkCheckoutNotification.errors ?? []).map(problemOf);
   const list = problems.map((p) => `${p.field} ${p.message}`).join('; ');
   throw new CheckoutNotificationError('invalid_payload', `the notification payload breaks the contract: ${list}`, problems);
 }

@@ -1,7 +1,7 @@
 // The checkout notification of a hosted page payment, built as the contract's webhook schema says
 // (modes instant and payment_link); enqueueCheckoutNotification validates it before storing it.
 import { randomInt } from 'node:crypto';
-import type { CheckoutNotification } from '../../client/webhooks/verify.ts';
+import type { CheckoutNotification } from '../http/contract.ts';
 import type { InstallmentOption } from './payment-methods.ts';
 
 type Payment = CheckoutNotification['payment'];

@@ -1,7 +1,7 @@
 // The hosted pages' HTML: server-rendered, every value escaped, no external asset (styles inline,
 // one small inline script allowed by a per-response nonce). The script checks the card number
 // (Luhn) before posting and reports what the notification's `frontend` carries; the server checks again.
-import { formatMoney } from '../../client/money.ts';
+import { formatMoney } from '@payment-platform/contract/money';
 import type { StoredTechnicalConfiguration } from '../web-checkout/repository.ts';
 import { METHOD_LABELS, isWallet, type CheckoutMethod, type InstallmentOption } from './payment-methods.ts';
 

@@ -2,7 +2,7 @@
 // payment does: one transaction that charges through the sandbox acquirer, records the result (an
 // intent's status, or a link order moved through its statuses), and enqueues the merchant notification.
 import { randomUUID } from 'node:crypto';
-import type { CheckoutNotification } from '../../client/webhooks/verify.ts';
+import type { CheckoutNotification } from '../http/contract.ts';
 import { authorizationCode, charge, REASONS, type ChargeResult } from '../acquirer/index.ts';
 import { ApiError } from '../http/errors.ts';
 import { enqueueCheckoutNotification } from '../notifications/outbox.ts';

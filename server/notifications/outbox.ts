@@ -1,7 +1,8 @@
 // Writing a merchant notification: validated against the contract's webhook schema, then stored in
 // the caller's transaction, so the notification exists exactly when the payment result does.
 import { randomUUID } from 'node:crypto';
-import { validateCheckoutNotification, type CheckoutNotification } from '../../client/webhooks/verify.ts';
+import { checkCheckoutNotification } from '@payment-platform/contract/checkout-notification';
+import type { CheckoutNotification } from '../http/contract.ts';
 import type { Queryable } from '../store/store.ts';
 import { notificationRepository } from './repository.ts';
 
@@ -18,8 +19,11 @@ export async function enqueueCheckoutNotification(
   payload: CheckoutNotification,
   now: Date = new Date(),
 ): Promise<string> {
-  const valid = validateCheckoutNotification(payload);
+  if (!checkCheckoutNotification(payload)) {
+    const problems = (checkCheckoutNotification.errors ?? []).map((e) => `${e.instancePath || '(payload)'} ${e.message ?? e.keyword}`);
+    throw new Error(`The checkout notification breaks the contract: ${problems.join('; ')}`);
+  }
   const deliveryId = randomUUID();
-  await notificationRepository(tx).insert({ deliveryId, sellerId, event: CHECKOUT_NOTIFICATION, mode: valid.mode, payload: valid, now });
+  await notificationRepository(tx).insert({ deliveryId, sellerId, event: CHECKOUT_NOTIFICATION, mode: payload.mode, payload, now });
   return deliveryId;
 }

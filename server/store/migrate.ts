@@ -5,15 +5,18 @@
 import { readdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { PACKAGE_ROOT } from '../package-root.ts';
+import { sealClearSecrets } from './seal-clear-secrets.ts';
 import type { Queryable, Store } from './store.ts';
 
 // Read from the package's sources (tsc does not emit .sql), whether this runs from server/ or dist/server/.
-const MIGRATIONS_DIR = join(PACKAGE_ROOT, 'server', 'store', 'migrations');
+const MIGRATIONS_DIR = join(PACKAGE_ROOT, 'store', 'migrations');
 const MIGRATION_FILE = /^(\d{3})_([a-z0-9_]+)\.sql$/;
 /** Any fixed number shared by every instance; it names the lock, nothing else. */
 const MIGRATION_LOCK = 7_242_001;
 /** PostgreSQL's SQLSTATE for a relation that does not exist. */
 const UNDEFINED_TABLE = '42P01';
+/** What a migration does after its SQL, in its transaction, that SQL cannot do (encryption). */
+const CODE_STEPS: Record<string, (tx: Queryable) => Promise<void>> = { '009_secrets_at_rest': sealClearSecrets };
 
 export interface Migration {
   version: string;
@@ -60,6 +63,7 @@ export async function migrate(store: Store, dir = MIGRATIONS_DIR): Promise<strin
       const done = await tx.query('SELECT 1 FROM schema_migrations WHERE version = $1', [migration.version]);
       if (done.rowCount > 0) return false;
       await tx.exec(sql);
+      await CODE_STEPS[`${migration.version}_${migration.name}`]?.(tx);
       await tx.query('INSERT INTO schema_migrations (version, name) VALUES ($1, $2)', [migration.version, migration.name]);
       return true;
     });

@@ -2,7 +2,7 @@
 // `recurring`, no `frontend`): written through the checkout's outbox in the transaction that records
 // the result, and only when the seller has a notification URL (its web checkout configuration).
 import { randomInt, randomUUID } from 'node:crypto';
-import type { CheckoutNotification } from '../../client/webhooks/verify.ts';
+import type { CheckoutNotification } from '../http/contract.ts';
 import { enqueueCheckoutNotification } from '../notifications/outbox.ts';
 import type { StoredPlan } from '../plan/repository.ts';
 import type { Queryable } from '../store/store.ts';

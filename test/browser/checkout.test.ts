@@ -7,7 +7,7 @@ import type { AddressInfo } from 'node:net';
 import type { Browser, Page } from 'playwright-core';
 import request from 'supertest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { formatMoney } from '../../client/money.ts';
+import { formatMoney } from '../../contract/money.ts';
 import { verifyCheckoutNotification } from '../../client/webhooks/verify.ts';
 import { createApp } from '../../server/app.ts';
 import { notificationDeliveryWorker } from '../../server/checkout/notification-delivery.ts';

@@ -1,7 +1,7 @@
 // The wire rule of money: the last two digits are cents, and a currency without cents (ISO 4217
 // minor unit 0, CLP among the seed's currencies) gets two zeros appended.
 import { describe, expect, it } from 'vitest';
-import { currencyDecimals, formatMoney, fromMinorUnits, toMinorUnits } from '../../client/money.ts';
+import { currencyDecimals, formatMoney, fromMinorUnits, toMinorUnits } from '../../contract/money.ts';
 
 describe('toMinorUnits', () => {
   it.each([

@@ -1,6 +1,7 @@
-// The compiled server (`make build-server`, what `make run` starts): tsc emits it as ESM whose
-// relative imports are `.js`, and `node <out>/server/main.js` starts from it alone, finding the
-// package's files it does not emit (the contract bundle, the SQL migrations) above it.
+// The compiled sandbox (`make build-server`, what `make run` starts and the package's bin): tsc
+// emits it as ESM whose relative imports are `.js`, and `node <out>/main.js` starts from it alone,
+// finding the files it does not emit (the SQL migrations) in its package and the contract bundle
+// in the contract package.
 import { execFile } from 'node:child_process';
 import { mkdir, mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
 import { join } from 'node:path';
@@ -16,17 +17,17 @@ let out: string;
 let server: Started;
 let url: string;
 beforeAll(async () => {
-  // A directory of its own (suites run at once, and `make build` writes dist/server), inside the
-  // package as dist/server is: the build finds the package root by walking up to package.json.
-  await mkdir(join(ROOT, 'dist', 'test-artifacts'), { recursive: true });
-  out = await mkdtemp(join(ROOT, 'dist', 'test-artifacts', 'server-build-'));
+  // A directory of its own (suites run at once, and `make build` writes server/dist), inside the
+  // sandbox package as server/dist is: the build finds its package root by walking up to package.json.
+  await mkdir(join(ROOT, 'server', '.test-builds'), { recursive: true });
+  out = await mkdtemp(join(ROOT, 'server', '.test-builds', 'build-'));
   await promisify(execFile)(process.execPath, [`${ROOT}node_modules/typescript/bin/tsc`, '-p', 'server/tsconfig.build.json', '--outDir', out], {
     cwd: ROOT,
     timeout: BUILD_TIMEOUT_MS,
   });
   const port = await freePort();
   // Started from elsewhere, with every path left to its default: nothing depends on the cwd.
-  server = await startProcess(process.execPath, [join(out, 'server', 'main.js')], /listening on http:\/\/\S+/, {
+  server = await startProcess(process.execPath, [join(out, 'main.js')], /listening on http:\/\/\S+/, {
     cwd: out,
     env: { PORT: String(port), HOST: '127.0.0.1', DATA_DIR: 'memory://', DATABASE_URL: '', API_SPEC: '', LOG_LEVEL: 'warn' },
   });
@@ -45,18 +46,20 @@ async function emittedFiles(dir: string): Promise<string[]> {
 describe('the compiled server', () => {
   it('is JavaScript only, with .js relative imports, dynamic ones included', async () => {
     const files = await emittedFiles(out);
-    expect(files.some((f) => f.endsWith(join('server', 'main.js')))).toBe(true);
-    expect(files.some((f) => f.endsWith(join('client', 'contract.js')))).toBe(true);
-    expect(files.filter((f) => !f.endsWith('.js'))).toEqual([]);
+    expect(files.some((f) => f === join(out, 'main.js'))).toBe(true);
+    expect(files.some((f) => f === join(out, 'index.d.ts'))).toBe(true);
+    expect(files.filter((f) => !f.endsWith('.js') && !f.endsWith('.d.ts'))).toEqual([]);
     const tsSpecifiers: string[] = [];
-    for (const file of files) {
+    for (const file of files.filter((f) => f.endsWith('.js'))) {
       const source = await readFile(file, 'utf8');
       for (const m of source.matchAll(/(?:from\s*|import\s*\(\s*)["'](\.{1,2}\/[^"']*)["']/g)) {
         if (!m[1]!.endsWith('.js')) tsSpecifiers.push(`${file}: ${m[1]}`);
+        // The sandbox imports the contract as a package, never the client or generated/ by path.
+        if (/(^|\/)(client|generated)\//.test(m[1]!)) tsSpecifiers.push(`${file}: ${m[1]}`);
       }
     }
     expect(tsSpecifiers).toEqual([]);
-    const store = await readFile(join(out, 'server', 'store', 'store.js'), 'utf8');
+    const store = await readFile(join(out, 'store', 'store.js'), 'utf8');
     expect(store).toContain('import("./pglite-store.js")');
     expect(store).toContain('import("./postgres-store.js")');
   });

@@ -2,7 +2,7 @@
 // every payment outcome and what it leaves in the store (intent, payments, vault, order, outbox),
 // the merchant redirects, and that no card number reaches the database or the logs.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { formatMoney } from '../../client/money.ts';
+import { formatMoney } from '../../contract/money.ts';
 import { validateCheckoutNotification } from '../../client/webhooks/verify.ts';
 import { DEMO_SELLER } from '../../server/sandbox/demo-seller.ts';
 import { notificationRepository } from '../../server/notifications/repository.ts';

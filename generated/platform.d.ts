@@ -851,10 +851,38 @@ export interface paths {
          * Public keys that verify access tokens (sandbox only)
          * @description **Reference-only.** The JSON Web Key Set of the reference server's token signing keys, so that a
          *     resource server can verify the sandbox's access tokens (ES256, `kid` in the token header).
+         *     After a rotation (`POST /sandbox/v1/signing-keys/rotate`) it holds the new key and the
+         *     previous one, until every token the previous key signed has expired.
          */
         get: operations["getSandboxJwks"];
         put?: never;
         post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/sandbox/v1/signing-keys/rotate": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Rotate the token signing key (sandbox only)
+         * @description **Reference-only.** Replaces the key that signs access tokens. Every token issued from now on
+         *     carries the new key's `kid`; the previous key is retired: its private half is deleted, and its
+         *     public key stays in the key set (`GET /sandbox/v1/jwks`) until `previous_key_published_until`,
+         *     when every token it signed has expired (a token's lifetime of 3599 s, plus the 30 s other
+         *     server instances may take to see the rotation, plus 60 s of clock skew). Tokens signed with the
+         *     previous key keep working until they expire. No body. Resource servers that cache the key set
+         *     should read it again when a token carries a `kid` they do not know.
+         */
+        post: operations["rotateSandboxSigningKey"];
         delete?: never;
         options?: never;
         head?: never;
@@ -3850,6 +3878,18 @@ export interface components {
                 use?: string;
             }[];
         };
+        /** @description The outcome of a signing key rotation. */
+        SandboxSigningKeyRotation: {
+            /** @description Id of the new active key, in the header of every token issued from now on. */
+            kid: string;
+            /** @description Id of the retired key (absent when there was none); tokens it signed stay valid until they expire. */
+            previous_kid?: string;
+            /**
+             * Format: date-time
+             * @description Until when the key set still publishes the retired key.
+             */
+            previous_key_published_until: string;
+        };
     };
     responses: {
         /**
@@ -5687,6 +5727,29 @@ export interface operations {
                     "application/json": components["schemas"]["SandboxError"];
                 };
             };
+            500: components["responses"]["SandboxInternalError"];
+        };
+    };
+    rotateSandboxSigningKey: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Rotated. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SandboxSigningKeyRotation"];
+                };
+            };
+            400: components["responses"]["SandboxBadRequest"];
+            401: components["responses"]["SandboxUnauthorized"];
             500: components["responses"]["SandboxInternalError"];
         };
     };

@@ -1,0 +1,77 @@
+// @payment-platform/sandbox for test suites: one sandbox per test file, reset per test.
+//
+//   const sandbox = await startSandbox();            // 127.0.0.1, a free port, in memory
+//   afterEach(() => sandbox.reset());
+//   afterAll(() => sandbox.close());
+import createClient, { type Client } from 'openapi-fetch';
+import type { paths } from './http/contract.ts';
+import { loadConfig } from './config.ts';
+import { createLogger } from './http/logging.ts';
+import { DEMO_SELLER_ID } from './sandbox/demo-seller.ts';
+import { runSandbox } from './sandbox-server.ts';
+
+/** The reference-only sandbox area's paths: sellers, plans, payment links, test clocks, notifications. */
+export type SandboxPaths = { [P in keyof paths as P extends `/sandbox/${string}` ? P : never]: paths[P] };
+
+export interface StartSandboxOptions {
+  /** 0 (the default) picks a free port. */
+  port?: number;
+  /** 127.0.0.1 by default. */
+  host?: string;
+  /** `memory` (the default): nothing on disk, a fresh sandbox; `disk`: PGlite in `dataDir`. */
+  storage?: 'memory' | 'disk';
+  /** PGlite data directory for `storage: 'disk'` (default `.data/pglite` under the current directory). */
+  dataDir?: string;
+  /** A PostgreSQL server instead of PGlite (`storage` is then ignored). */
+  databaseUrl?: string;
+  /** pino level of the sandbox's JSON logs on stdout; `silent` (the default) writes none. */
+  logLevel?: string;
+  /**
+   * Any other documented variable (`SANDBOX_ADMIN_TOKEN`, `NOTIFICATION_RETRY_BASE_MS`, ...), as
+   * strings. The process environment is not read: a suite's sandbox is what it says here.
+   */
+  env?: Record<string, string>;
+}
+
+export interface SandboxSeller {
+  sellerId: string;
+  clientId: string;
+  clientSecret: string;
+}
+
+export interface Sandbox {
+  /** Base URL of every area, the token endpoints and the hosted pages: `http://127.0.0.1:<port>`. */
+  url: string;
+  /** The demo seller and its client credentials (kept by `reset()`). */
+  seller: SandboxSeller;
+  /** The bearer token of the `/sandbox/v1` calls. */
+  adminToken: string;
+  /** A typed client (openapi-fetch) of the sandbox area, already carrying the admin token. */
+  admin: Client<SandboxPaths>;
+  /** Back to the fresh state: the demo seller kept, every other object gone. */
+  reset(): Promise<void>;
+  /** Stops the sandbox and frees its port and storage. */
+  close(): Promise<void>;
+}
+
+export async function startSandbox(options: StartSandboxOptions = {}): Promise<Sandbox> {
+  const storage = options.databaseUrl ? {} : options.storage === 'disk' ? { DATA_DIR: options.dataDir ?? '.data/pglite' } : { DATA_DIR: 'memory://' };
+  const config = loadConfig({
+    PORT: String(options.port ?? 0),
+    HOST: options.host ?? '127.0.0.1',
+    LOG_LEVEL: options.logLevel ?? 'silent',
+    ...storage,
+    ...(options.databaseUrl ? { DATABASE_URL: options.databaseUrl } : {}),
+    ...options.env,
+  });
+  const running = await runSandbox(config, createLogger(config.logLevel));
+  const adminToken = config.sandboxAdminToken;
+  return {
+    url: running.url,
+    seller: { sellerId: DEMO_SELLER_ID, ...config.demoClient },
+    adminToken,
+    admin: createClient<SandboxPaths>({ baseUrl: running.url, headers: { authorization: `Bearer ${adminToken}` } }),
+    reset: running.reset,
+    close: running.close,
+  };
+}

@@ -1,0 +1,106 @@
+// One running sandbox: config → store → migrations → demo seller → listen, with its two background
+// workers, and a clean stop (no new connections, in-flight requests finish, the workers' passes in
+// flight end, the store closes). The command (main.ts) and startSandbox (index.ts) both run this.
+//
+// Independent start-up work overlaps: the store opens and migrates (PGlite compiles its
+// WebAssembly off the main thread) while the application's modules load, and the check of the demo
+// client's secret (scrypt, on libuv's thread pool) runs while the app parses the contract. The
+// socket listens early, so that a port of 0 is known before the app is built (the hosted pages'
+// URLs need it), and requests wait for the app.
+import { createServer, type RequestListener } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import type { Logger } from 'pino';
+import type { Config } from './config.ts';
+import { migrate } from './store/migrate.ts';
+import { openStore, type Store } from './store/store.ts';
+
+const SHUTDOWN_GRACE_MS = 10_000;
+
+export interface RunningSandbox {
+  /** `http://127.0.0.1:<port>` (localhost when listening on every address). */
+  url: string;
+  /** The config as running: `publicBaseUrl` and `issuer` follow the real port when it was 0. */
+  config: Config;
+  store: Store;
+  /** Back to the fresh state: the demo seller kept, everything else gone. */
+  reset(): Promise<void>;
+  /** Stops listening, lets in-flight requests finish (cut after 10 s), stops the workers, closes the store. */
+  close(): Promise<void>;
+}
+
+function listen(server: ReturnType<typeof createServer>, port: number, host: string): Promise<number> {
+  return new Promise((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(port, host, () => {
+      server.off('error', reject);
+      resolve((server.address() as AddressInfo).port);
+    });
+  });
+}
+
+export async function runSandbox(configured: Config, logger: Logger): Promise<RunningSandbox> {
+  const storeReady = openStore(configured).then(async (store) => {
+    const applied = await migrate(store);
+    if (applied.length) logger.info({ applied }, 'Migrations applied');
+    return store;
+  });
+  let resolveApp!: (app: RequestListener) => void;
+  const appReady = new Promise<RequestListener>((resolve) => (resolveApp = resolve));
+  // Slow clients are timed out (Node answers 408 and closes): headers must arrive within
+  // headersTimeoutMs and the whole request within requestTimeoutMs, checked every second.
+  const server = createServer(
+    { headersTimeout: configured.headersTimeoutMs, requestTimeout: configured.requestTimeoutMs, connectionsCheckingInterval: 1000 },
+    (req, res) => void appReady.then((app) => app(req, res)),
+  );
+  let port: number;
+  try {
+    port = await listen(server, configured.port, configured.host);
+  } catch (error) {
+    await storeReady.then((store) => store.close()).catch(() => {});
+    throw error;
+  }
+  const host = configured.host === '0.0.0.0' || configured.host === '::' ? 'localhost' : configured.host.includes(':') ? `[${configured.host}]` : configured.host;
+  const url = `http://${host}:${port}`;
+  const config: Config = configured.port === 0 ? { ...configured, publicBaseUrl: configured.publicBaseUrl.replace(/:0$/, `:${port}`) } : configured;
+
+  try {
+    const [store, { createApp }, { seedDemoSeller }, { notificationDeliveryWorker }, { createBillingWorker }, { resetSandbox }] = await Promise.all([
+      storeReady,
+      import('./app.ts'),
+      import('./sandbox/demo-seller.ts'),
+      import('./checkout/notification-delivery.ts'),
+      import('./subscription/billing-worker.ts'),
+      import('./sandbox/reset.ts'),
+    ]);
+    const { secretChecked } = await seedDemoSeller(store, config.demoClient, logger);
+    const [app] = await Promise.all([createApp({ store, config, logger }), secretChecked]);
+    // Merchant notifications: pending deliveries (also those left by a previous run) go out now.
+    const deliveryWorker = notificationDeliveryWorker({ store, logger, config });
+    // Subscriptions bill on real time (those on a sandbox test clock bill when their clock is advanced).
+    const billing = createBillingWorker({ store, logger, pollIntervalMs: config.billingPollIntervalMs });
+    billing.start();
+    deliveryWorker.start();
+    resolveApp(app);
+
+    let closed: Promise<void> | undefined;
+    const close = () =>
+      (closed ??= (async () => {
+        // Connections still busy after the grace period are cut, so a stop always ends.
+        const cut = setTimeout(() => server.closeAllConnections(), SHUTDOWN_GRACE_MS);
+        // Keep-alive connections become idle when their request finishes: close them then.
+        const idle = setInterval(() => server.closeIdleConnections(), 50);
+        const billingStopped = billing.stop(); // no new tick; the charge in progress commits (or rolls back whole)
+        await new Promise<void>((resolve) => server.close(() => resolve()));
+        clearTimeout(cut);
+        clearInterval(idle);
+        await billingStopped;
+        await deliveryWorker.stop(); // the attempt in flight is recorded before the store closes
+        await store.close();
+      })());
+    return { url, config, store, reset: () => resetSandbox(store), close };
+  } catch (error) {
+    server.close();
+    await storeReady.then((store) => store.close()).catch(() => {});
+    throw error;
+  }
+}

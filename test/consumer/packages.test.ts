@@ -1,0 +1,185 @@
+// The three packages as other repositories get them: `npm pack` of each workspace (which builds
+// it), installed from the tarballs into fresh projects (offline from the npm cache when it holds
+// everything, else from the registry), and used there as a merchant would:
+// - a client-only project: what it adds (at most 10 packages and 6 MB), and a CommonJS program
+//   that require()s the client;
+// - a merchant project with all three: a strict ESM TypeScript program type-checked against the
+//   published declarations and run against the Prism mock of the published bundle, a merchant's
+//   integration test on startSandbox, and the `payment-platform-sandbox` command.
+import { execFile } from 'node:child_process';
+import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { freePort, startProcess, type Started } from '../support/processes.ts';
+
+const run = promisify(execFile);
+const root = new URL('../..', import.meta.url).pathname;
+const bin = (name: string) => join(root, 'node_modules/.bin', name);
+const fixture = (name: string) => new URL(`fixtures/${name}`, import.meta.url).pathname;
+const env = { ...process.env, npm_config_update_notifier: 'false', npm_config_fund: 'false', npm_config_audit: 'false' };
+const typesNode = JSON.parse(readFileSync(join(root, 'node_modules/@types/node/package.json'), 'utf8')).version;
+
+const WORKSPACES = { contract: 'generated', client: 'client', sandbox: 'server' } as const;
+type Name = keyof typeof WORKSPACES;
+
+let work: string;
+const tarballs = {} as Record<Name, string>;
+
+async function install(project: string, packages: string[]): Promise<'offline' | 'registry'> {
+  try {
+    await run('npm', ['install', '--offline', '--no-audit', '--no-fund', ...packages], { cwd: project, env });
+    return 'offline';
+  } catch {
+    // A dependency missing from the npm cache: the registry is reachable, so install normally.
+    await run('npm', ['install', '--no-audit', '--no-fund', ...packages], { cwd: project, env });
+    return 'registry';
+  }
+}
+
+function project(name: string, type: 'module' | 'commonjs'): string {
+  const dir = join(work, name);
+  mkdirSync(dir, { recursive: true });
+  writeFileSync(join(dir, 'package.json'), JSON.stringify({ name, version: '1.0.0', private: true, type }));
+  return dir;
+}
+
+/** Packages under node_modules (scoped ones counted one by one) and their size on disk. */
+function footprint(dir: string): { packages: number; bytes: number } {
+  let packages = 0;
+  let bytes = 0;
+  const walk = (path: string) => {
+    for (const entry of readdirSync(path, { withFileTypes: true })) {
+      const full = join(path, entry.name);
+      if (entry.isDirectory()) walk(full);
+      else bytes += statSync(full).size;
+    }
+  };
+  const modules = join(dir, 'node_modules');
+  for (const entry of readdirSync(modules, { withFileTypes: true })) {
+    if (entry.name.startsWith('.')) continue;
+    const names = entry.name.startsWith('@') ? readdirSync(join(modules, entry.name)).map((n) => `${entry.name}/${n}`) : [entry.name];
+    for (const name of names) {
+      packages += 1;
+      walk(join(modules, name));
+    }
+  }
+  return { packages, bytes };
+}
+
+beforeAll(async () => {
+  work = mkdtempSync(join(tmpdir(), 'platform-packages-'));
+  for (const [name, workspace] of Object.entries(WORKSPACES) as Array<[Name, string]>) {
+    const { stdout } = await run('npm', ['pack', '--workspace', workspace, '--pack-destination', work], { cwd: root, env });
+    tarballs[name] = join(work, stdout.trim().split('\n').at(-1)!);
+  }
+}, 180_000);
+
+afterAll(() => {
+  if (work) rmSync(work, { recursive: true, force: true });
+});
+
+describe('the packed tarballs', () => {
+  const contents = async (name: Name) => (await run('tar', ['-tzf', tarballs[name]])).stdout.trim().split('\n').map((f) => f.replace(/^package\//, ''));
+
+  it('contract: the bundles, the types, the operation table and the compiled check, nothing else', async () => {
+    const files = await contents('contract');
+    expect(files.filter((f) => !/^([\w-]+\.openapi\.(yaml|json)|platform\.d\.ts|(operations|checkout-notification|money)\.(js|d\.ts)|package\.json|README\.md|CHANGELOG\.md|LICENSE)$/.test(f))).toEqual([]);
+    expect(files).toEqual(expect.arrayContaining(['platform.openapi.yaml', 'platform.openapi.json', 'web-checkout.openapi.json', 'operations.js', 'LICENSE', 'README.md']));
+  });
+
+  it('client: dist/ only, no test or source files', async () => {
+    const files = await contents('client');
+    expect(files.filter((f) => !/^(dist\/.+\.(js|d\.ts)|package\.json|README\.md|CHANGELOG\.md|LICENSE)$/.test(f))).toEqual([]);
+  });
+
+  it('sandbox: dist/, the migrations and the HTML reference', async () => {
+    const files = await contents('sandbox');
+    expect(files.filter((f) => !/^(dist\/.+\.(js|d\.ts)|store\/migrations\/\d{3}_\w+\.sql|docs\/index\.html|package\.json|README\.md|CHANGELOG\.md|LICENSE)$/.test(f))).toEqual([]);
+    expect(files).toEqual(expect.arrayContaining(['dist/main.js', 'dist/index.js', 'dist/index.d.ts']));
+  });
+});
+
+describe('a client-only install', () => {
+  let dir: string;
+  beforeAll(async () => {
+    dir = project('client-only', 'commonjs');
+    await install(dir, [tarballs.contract, tarballs.client]);
+  }, 120_000);
+
+  it('adds at most 10 packages and 6 MB', () => {
+    const { packages, bytes } = footprint(dir);
+    console.info(`client-only install: ${packages} packages, ${(bytes / 1024 / 1024).toFixed(2)} MB`);
+    expect(packages).toBeLessThanOrEqual(10);
+    expect(bytes).toBeLessThanOrEqual(6 * 1024 * 1024);
+  });
+
+  it('is required from a CommonJS program, type-checked with module nodenext', async () => {
+    copyFileSync(fixture('require-client.cts.txt'), join(dir, 'require-client.cts'));
+    writeFileSync(join(dir, 'tsconfig.json'), JSON.stringify({ compilerOptions: { module: 'nodenext', strict: true, outDir: 'out', skipLibCheck: false, types: [] }, include: ['require-client.cts'] }));
+    await run(bin('tsc'), ['-p', '.'], { cwd: dir, env });
+    const { stdout } = await run(process.execPath, ['--no-warnings', join(dir, 'out/require-client.cjs')], { cwd: dir, env });
+    expect(JSON.parse(stdout)).toEqual({ client: 'function', money: '$150' });
+  }, 60_000);
+});
+
+describe('a merchant project with the three packages', () => {
+  let dir: string;
+  let prism: Started | undefined;
+  beforeAll(async () => {
+    dir = project('merchant', 'module');
+    for (const file of ['sample.ts', 'merchant.ts', 'require-client.cts']) copyFileSync(fixture(`${file}.txt`), join(dir, file));
+    copyFileSync(fixture('tsconfig.json'), join(dir, 'tsconfig.json'));
+    await install(dir, [tarballs.contract, tarballs.client, tarballs.sandbox, `@types/node@${typesNode}`]);
+  }, 180_000);
+  afterAll(() => prism?.stop());
+
+  it('type-checks the merchant programs strictly against the published declarations', async () => {
+    await expect(run(bin('tsc'), ['-p', '.'], { cwd: dir, env })).resolves.toBeDefined();
+  }, 60_000);
+
+  it('runs a program against the Prism mock of the published bundle', async () => {
+    const port = await freePort();
+    prism = await startProcess(bin('prism'), ['mock', join(dir, 'node_modules/@payment-platform/contract/platform.openapi.yaml'), '--host', '127.0.0.1', '--port', String(port)], /Prism is listening/);
+    const { stdout } = await run(bin('tsx'), ['sample.ts'], { cwd: dir, env: { ...env, PLATFORM_URL: `http://127.0.0.1:${port}` } });
+    expect(JSON.parse(stdout.trim().split('\n').at(-1)!)).toEqual({
+      seller: expect.any(String),
+      link: 'ACTIVE',
+      redirect: expect.stringMatching(/^http/),
+      refused: 'validation_error',
+      clp: '$150',
+      brl: 259.8,
+      delivered: [200, 'Authorized'],
+      wrongCredentials: 'invalid_credentials',
+      bundle: true,
+    });
+  }, 60_000);
+
+  it('runs the merchant integration test on startSandbox: pay, webhook, billing, reset', async () => {
+    const { stdout } = await run(bin('tsx'), ['merchant.ts'], { cwd: dir, env, timeout: 90_000 });
+    expect(JSON.parse(stdout.trim().split('\n').at(-1)!)).toEqual({
+      seller: 'Café da Montanha',
+      redirect: true,
+      notification: ['Authorized', true],
+      charges: ['expired', 12],
+      afterReset: [404, 0],
+    });
+  }, 120_000);
+
+  it('starts with `npx payment-platform-sandbox --port 0` and answers', async () => {
+    const started = await startProcess('npx', ['--offline', 'payment-platform-sandbox', '--port', '0', '--data-dir', 'memory://'], /listening on (http:\/\/\S+)/, { cwd: dir, env: { ...env, LOG_LEVEL: 'warn' } });
+    try {
+      const url = /listening on (http:\/\/\S+)/.exec(started.output())![1]!;
+      expect(started.output()).toContain('demo client:  demo-seller-client / demo-seller-secret');
+      expect(started.output()).toContain('admin token:  sandbox-admin-token');
+      const jwks = await fetch(`${url}/sandbox/v1/jwks`);
+      expect(jwks.status).toBe(200);
+      expect((await jwks.json()).keys[0]).toMatchObject({ kty: 'EC', alg: 'ES256' });
+      const help = await run('npx', ['--offline', 'payment-platform-sandbox', '--help'], { cwd: dir, env });
+      expect(help.stdout).toMatch(/--port[\s\S]*--data-dir[\s\S]*--database-url/);
+    } finally {
+      await started.stop();
+    }
+  }, 60_000);
+});
