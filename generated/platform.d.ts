@@ -4253,7 +4253,7 @@ export interface components {
          *     token's client id. At most 255 characters (a longer value is a 400).
          * @example maria.oliveira@cafedamontanha.com.br
          */
-        Username: components["schemas"]["Text"];
+        Username: string & components["schemas"]["Text"];
         /**
          * @description Id of the notification delivery.
          * @example 0f6d3c1e-4b7a-4c55-9a0e-2f1b7d9c8e41
@@ -4417,7 +4417,7 @@ export interface operations {
                  *     and `_` are literal characters). 1 to 100 characters.
                  * @example fotografia
                  */
-                title?: components["schemas"]["Text"];
+                title?: string & components["schemas"]["Text"];
                 /**
                  * @description Only links whose `expiration` is at or after this instant (inclusive); links without
                  *     `expiration` never match an expiration filter. An RFC 3339 date-time with an offset.
@@ -4491,7 +4491,7 @@ export interface operations {
                  * @description Public short identifier of the link (opaque; 8 characters `[A-Za-z0-9]` in the reference sandbox).
                  * @example Xk7pQ2aZ
                  */
-                short_id: components["schemas"]["Text"];
+                short_id: string & components["schemas"]["Text"];
             };
             cookie?: never;
         };
