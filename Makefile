@@ -59,10 +59,11 @@ mock: $(INSTALLED) ## Serve the joined bundle with the Prism mock on MOCK_PORT (
 
 docs: $(DOCS_OUT) ## Render the offline HTML reference of every area to DOCS_OUT (server/docs/index.html, shipped with the sandbox).
 
-$(DOCS_OUT): generated/.fresh
+$(DOCS_OUT): generated/platform.openapi.yaml | $(INSTALLED)
 	$(BIN)/redocly build-docs generated/platform.openapi.yaml --output $(DOCS_OUT) --inlineBundle
 
-run: $(INSTALLED) generated/.fresh $(DOCS_OUT) server/dist/main.js ## Install, generate, build the docs and the server when stale, and start it (PORT, DATA_DIR, DATABASE_URL).
+run: $(INSTALLED) generated/.fresh ## Install, then regenerate, render the docs and build the server when stale, and start it (PORT, DATA_DIR, DATABASE_URL).
+	@$(MAKE) -s $(DOCS_OUT) server/dist/main.js
 	node server/dist/main.js
 
 clean: ## Remove build output (not generated/, which is committed).
