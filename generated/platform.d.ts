@@ -952,8 +952,8 @@ export interface components {
          *     characters (NUL, the other C0 controls and DEL); tab, line feed and carriage return are allowed.
          *
          *     **Package decision (the seed says nothing about control characters):** a request string holding
-         *     one (`\u0000` in a JSON string, `%00` in a query or form) is refused with a 4xx in the area's
-         *     error shape, as any other broken rule of the request; it never reaches the store.
+         *     one (NUL is U+0000, escaped in a JSON string, `%00` in a query or form) is refused with a 4xx in
+         *     the area's error shape, as any other broken rule of the request; it never reaches the store.
          */
         Text: string;
         /** @description Form body of the first token endpoint form. */
