@@ -10,6 +10,8 @@ export interface Config {
   /** PGlite data directory; ignored when `databaseUrl` is set. Absent means in memory. */
   dataDir?: string;
   databaseUrl?: string;
+  /** SANDBOX_ENCRYPTION_KEY: seals secrets at rest; absent, the rule of server/store/encryption-key.ts. */
+  encryptionKey?: string;
   /** `iss` of the access tokens, checked on every bearer call. */
   issuer: string;
   /** Guards the reference-only `/sandbox/v1` administration calls (default `sandbox-admin-token`, loopback only). */
@@ -109,6 +111,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     // `memory://` keeps PGlite in memory (nothing survives a restart).
     dataDir: env.DATA_DIR?.includes('://') ? env.DATA_DIR : fromCwd(env.DATA_DIR || '.data/pglite'),
     databaseUrl: env.DATABASE_URL || undefined,
+    encryptionKey: env.SANDBOX_ENCRYPTION_KEY || undefined,
     issuer: env.ISSUER || 'http://localhost:8080',
     // A documented default so that a local sandbox works out of the box; set your own when shared.
     sandboxAdminToken: env.SANDBOX_ADMIN_TOKEN || DEFAULT_SANDBOX_ADMIN_TOKEN,

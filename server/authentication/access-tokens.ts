@@ -1,12 +1,14 @@
 // Access tokens: ES256 JWTs issued for an API client and verified on every bearer call.
 import { randomUUID } from 'node:crypto';
-import { errors, jwtVerify, SignJWT } from 'jose';
+import { errors, jwtVerify, SignJWT, type JWTVerifyGetKey } from 'jose';
 import { LRUCache } from 'lru-cache';
-import { SIGNING_ALGORITHM, type SigningKeys } from './keys.ts';
+import { SIGNING_ALGORITHM, type SigningKeyRing, type SigningKeys } from './keys.ts';
 import { GATEWAY_SCOPE, grantsGateway } from './scope.ts';
 
 /** Seed: "usually 3599 seconds, about one hour". */
 export const ACCESS_TOKEN_LIFETIME_SECONDS = 3599;
+/** Clocks of issuers and of this server may differ this much: an `iat` further in the future is refused. */
+export const IAT_SKEW_SECONDS = 60;
 
 /** What a verified token says; the seller id is raw (payment link answers a non-GUID with guid_error). */
 export interface AccessTokenClaims {
@@ -42,25 +44,34 @@ const CLAIMS = ['sub', 'x-seller-id', 'country', 'tenant', 'scope', 'iat', 'exp'
  * that passed every check below are kept, keyed by the whole token string; an entry dies with the
  * token's `exp` (so an expired token is never served from here) and the oldest go first past
  * MAX_VERIFIED_TOKENS. Sound because nothing can revoke a token before it expires (no revocation
- * operation, signing keys never change while the process runs).
+ * operation; a key rotation leaves the retired key verifying until its tokens have expired).
  */
 const MAX_VERIFIED_TOKENS = 10_000;
 
-export function accessTokens(keys: SigningKeys, issuer: string) {
+/** Keys read once (tests), or the running server's ring (rotations, other instances' rotations). */
+const ringOf = (keys: SigningKeys | SigningKeyRing): Pick<SigningKeyRing, 'current' | 'forKid'> =>
+  'current' in keys ? keys : { current: async () => keys, forKid: async () => keys };
+
+export function accessTokens(keys: SigningKeys | SigningKeyRing, issuer: string) {
+  const ring = ringOf(keys);
+  /** The key of the token's `kid`, from the keys as they are now. */
+  const keyOfToken: JWTVerifyGetKey = async (header, token) => (await ring.forKid(header.kid)).keySet(header, token);
+
   async function issue(client: { clientId: string; sellerId: string; country: string; tenant: string }): Promise<IssuedAccessToken> {
+    const { kid, privateKey } = await ring.current();
     const accessToken = await new SignJWT({
       'x-seller-id': client.sellerId,
       country: client.country,
       tenant: client.tenant,
       scope: GATEWAY_SCOPE,
     })
-      .setProtectedHeader({ alg: SIGNING_ALGORITHM, kid: keys.kid, typ: 'JWT' })
+      .setProtectedHeader({ alg: SIGNING_ALGORITHM, kid, typ: 'JWT' })
       .setSubject(client.clientId)
       .setIssuer(issuer)
       .setIssuedAt()
       .setExpirationTime(`${ACCESS_TOKEN_LIFETIME_SECONDS}s`)
       .setJti(randomUUID())
-      .sign(keys.privateKey);
+      .sign(privateKey);
     return { accessToken, expiresIn: ACCESS_TOKEN_LIFETIME_SECONDS, scope: GATEWAY_SCOPE };
   }
 
@@ -76,12 +87,16 @@ export function accessTokens(keys: SigningKeys, issuer: string) {
     let payload;
     try {
       // Only ES256 is accepted: `alg: none`, HMAC with the public key and other algorithms are refused.
-      ({ payload } = await jwtVerify(token, keys.keySet, { algorithms: [SIGNING_ALGORITHM], issuer, requiredClaims: CLAIMS }));
+      ({ payload } = await jwtVerify(token, keyOfToken, { algorithms: [SIGNING_ALGORITHM], issuer, requiredClaims: CLAIMS }));
     } catch (error) {
       if (error instanceof errors.JWTExpired) throw new AccessTokenRejected('expired', 'The access token has expired');
       if (error instanceof errors.JWSInvalid || error instanceof errors.JWTInvalid) {
         throw new AccessTokenRejected('malformed', 'The access token is malformed');
       }
+      throw new AccessTokenRejected('invalid', 'The access token is not valid');
+    }
+    // Issued in the future (beyond clock skew): not a token this server issued as it says.
+    if (typeof payload.iat !== 'number' || payload.iat > Date.now() / 1000 + IAT_SKEW_SECONDS) {
       throw new AccessTokenRejected('invalid', 'The access token is not valid');
     }
     const text = (claim: string) => (typeof payload[claim] === 'string' ? (payload[claim] as string) : undefined);

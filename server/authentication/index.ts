@@ -1,18 +1,24 @@
 // The authentication area assembled: it issues tokens, and gives every other area the verifier.
 import type { Config } from '../config.ts';
 import type { Store } from '../store/store.ts';
-import { accessTokens, type VerifyAccessToken } from './access-tokens.ts';
+import { accessTokens, ACCESS_TOKEN_LIFETIME_SECONDS, IAT_SKEW_SECONDS, type VerifyAccessToken } from './access-tokens.ts';
 import { failedAttempts } from './failed-attempts.ts';
-import { loadSigningKeys } from './keys.ts';
+import { SIGNING_KEYS_REFRESH_MS, signingKeyRing } from './keys.ts';
 import { authenticationRepository } from './repository.ts';
 import { authenticationRoutes } from './routes.ts';
 import { authenticationService } from './service.ts';
 
+/**
+ * A retired signing key stays published until every token it signed has expired: a token's
+ * lifetime, plus the time another instance may still sign with it before it sees the rotation, plus
+ * clock skew.
+ */
+export const RETIRED_KEY_PUBLISHED_MS = (ACCESS_TOKEN_LIFETIME_SECONDS + IAT_SKEW_SECONDS) * 1000 + SIGNING_KEYS_REFRESH_MS;
+
 export async function createAuthentication(store: Store, config: Pick<Config, 'issuer' | 'tokenFailedAttempts'>) {
-  const repository = authenticationRepository(store);
-  const keys = await loadSigningKeys(repository);
+  const keys = await signingKeyRing(store, { retiredKeyPublishedMs: RETIRED_KEY_PUBLISHED_MS });
   const tokens = accessTokens(keys, config.issuer);
   const verifyAccessToken: VerifyAccessToken = tokens.verify;
-  const service = authenticationService(repository, tokens, { attempts: failedAttempts(config.tokenFailedAttempts) });
+  const service = authenticationService(authenticationRepository(store), tokens, { attempts: failedAttempts(config.tokenFailedAttempts) });
   return { routes: authenticationRoutes(service, keys), verifyAccessToken, tokens, keys };
 }

@@ -1,5 +1,7 @@
-// The ES256 key pair that signs access tokens: generated on first start, kept in the store so that
-// tokens survive a restart and every instance on one PostgreSQL signs with the same key.
+// The ES256 key pairs that sign access tokens: generated on first start, kept in the store (the
+// private half sealed at rest) so that tokens survive a restart and every instance on one PostgreSQL
+// signs with the same key. A sandbox operation rotates the key: new tokens are signed with a new
+// one, and the retired key stays published (and verifying) while tokens it signed may be alive.
 import {
   calculateJwkThumbprint,
   createLocalJWKSet,
@@ -8,19 +10,30 @@ import {
   importJWK,
   type JWK,
 } from 'jose';
-import type { AuthenticationRepository, PublicJwk } from './repository.ts';
+import { SealedSecretUnreadable } from '../store/sealed-secrets.ts';
+import type { Store } from '../store/store.ts';
+import { authenticationRepository, type AuthenticationRepository, type PublicJwk } from './repository.ts';
 
 export const SIGNING_ALGORITHM = 'ES256';
 
+/** The keys as read at one moment. */
 export interface SigningKeys {
   /** `kid` of the active key, written in every token header. */
   kid: string;
   privateKey: CryptoKey;
-  /** Public keys (active and retired), as served at `GET /sandbox/v1/jwks`. */
+  /** Public keys (active, and retired ones still published), as served at `GET /sandbox/v1/jwks`. */
   jwks: { keys: PublicJwk[] };
   /** Key lookup by `kid` for verification. */
   keySet: ReturnType<typeof createLocalJWKSet>;
 }
+
+export interface SigningKeyOptions {
+  /** How long a retired key stays published and verifying (index.ts: a token's lifetime and margins). */
+  retiredKeyPublishedMs?: number;
+}
+
+/** Without a token lifetime to go by (tests reading the keys): an hour and a quarter. */
+const DEFAULT_RETIRED_KEY_PUBLISHED_MS = 75 * 60_000;
 
 async function newKeyPair(): Promise<{ kid: string; privateJwk: JWK; publicJwk: PublicJwk }> {
   const { privateKey, publicKey } = await generateKeyPair(SIGNING_ALGORITHM, { extractable: true });
@@ -30,14 +43,31 @@ async function newKeyPair(): Promise<{ kid: string; privateJwk: JWK; publicJwk: 
   return { kid, privateJwk: { ...(await exportJWK(privateKey)), ...common }, publicJwk: { ...publicJwk, ...common } };
 }
 
-export async function loadSigningKeys(repository: AuthenticationRepository): Promise<SigningKeys> {
-  let stored = await repository.listSigningKeys();
+const WRONG_ENCRYPTION_KEY =
+  'The stored token signing key cannot be decrypted: this server does not have the encryption key it was sealed with. ' +
+  'Set SANDBOX_ENCRYPTION_KEY to that key (without it, the key is derived from DATABASE_URL exactly as written, ' +
+  'or read from the file <data directory>.encryption-key beside a PGlite data directory).';
+
+async function listKeys(repository: AuthenticationRepository, publishedMs: number) {
+  try {
+    return await repository.listSigningKeys(new Date(Date.now() - publishedMs));
+  } catch (error) {
+    throw error instanceof SealedSecretUnreadable ? new Error(WRONG_ENCRYPTION_KEY, { cause: error }) : error;
+  }
+}
+
+/** Reads the keys, creating the active one when there is none. */
+export async function loadSigningKeys(
+  repository: AuthenticationRepository,
+  { retiredKeyPublishedMs = DEFAULT_RETIRED_KEY_PUBLISHED_MS }: SigningKeyOptions = {},
+): Promise<SigningKeys> {
+  let stored = await listKeys(repository, retiredKeyPublishedMs);
   if (!stored.some((key) => key.active)) {
     await repository.insertActiveSigningKey(await newKeyPair());
-    stored = await repository.listSigningKeys();
+    stored = await listKeys(repository, retiredKeyPublishedMs);
   }
   const active = stored.find((key) => key.active);
-  if (!active) throw new Error('No active signing key after creating one');
+  if (!active?.privateJwk) throw new Error('No active signing key after creating one');
   const jwks = { keys: stored.map((key) => key.publicJwk) };
   return {
     kid: active.kid,
@@ -46,3 +76,66 @@ export async function loadSigningKeys(repository: AuthenticationRepository): Pro
     keySet: createLocalJWKSet(jwks),
   };
 }
+
+/** Another instance's rotation is seen within this time (every instance reads the keys again). */
+export const SIGNING_KEYS_REFRESH_MS = 30_000;
+/** A token with a `kid` not yet known reads the keys again at once, but not more than once a second. */
+const UNKNOWN_KID_REFRESH_MS = 1_000;
+
+export interface SigningKeyRotation {
+  kid: string;
+  previousKid: string | undefined;
+  /** Until when the key set still publishes the previous key. */
+  previousPublishedUntil: Date;
+}
+
+/** The keys of a running server: read again now and then, and rotated on request. */
+export async function signingKeyRing(store: Store, options: Required<SigningKeyOptions>) {
+  const repository = authenticationRepository(store);
+  let keys = await loadSigningKeys(repository, options);
+  let readAt = Date.now();
+  let reading: Promise<SigningKeys> | undefined;
+  /** Counts this instance's rotations: a read begun before one does not replace the keys after it. */
+  let rotations = 0;
+  const take = (fresh: SigningKeys) => ((keys = fresh), (readAt = Date.now()), fresh);
+  /** A failed read keeps the keys already known; the next call tries again. */
+  const read = (): Promise<SigningKeys> => {
+    const before = rotations;
+    return (reading ??= loadSigningKeys(repository, options)
+      .then((fresh) => (rotations === before ? take(fresh) : keys))
+      .catch(() => keys)
+      .finally(() => (reading = undefined)));
+  };
+  const olderThan = (ms: number) => Date.now() - readAt >= ms;
+
+  return {
+    async current(): Promise<SigningKeys> {
+      return olderThan(SIGNING_KEYS_REFRESH_MS) ? read() : keys;
+    },
+
+    /** The keys for verifying a token signed with `kid` (read again when it is new here). */
+    async forKid(kid: string | undefined): Promise<SigningKeys> {
+      const known = keys.jwks.keys.some((key) => key.kid === kid);
+      return (!known && olderThan(UNKNOWN_KID_REFRESH_MS)) || olderThan(SIGNING_KEYS_REFRESH_MS) ? read() : keys;
+    },
+
+    /** A new active key; the previous one is retired (its private half dropped) and stays published. */
+    async rotate(): Promise<SigningKeyRotation> {
+      const next = await newKeyPair();
+      const now = new Date();
+      const previousKid = await store.transaction(async (tx) => {
+        const keysInTx = authenticationRepository(tx);
+        await keysInTx.lockSigningKeys();
+        const retired = await keysInTx.retireActiveSigningKey(now);
+        await keysInTx.deleteSigningKeysRetiredBefore(new Date(now.getTime() - options.retiredKeyPublishedMs));
+        await keysInTx.insertActiveSigningKey(next);
+        return retired;
+      });
+      rotations++;
+      take(await loadSigningKeys(repository, options));
+      return { kid: next.kid, previousKid, previousPublishedUntil: new Date(now.getTime() + options.retiredKeyPublishedMs) };
+    },
+  };
+}
+
+export type SigningKeyRing = Awaited<ReturnType<typeof signingKeyRing>>;

@@ -1,6 +1,7 @@
-// SQL of the authentication area: API clients (with their seller's token claims) and signing keys.
+// SQL of the authentication area: API clients (with their seller's token claims) and signing keys
+// (the private halves sealed at rest: server/store/sealed-secrets.ts).
 import type { JWK } from 'jose';
-import type { Queryable } from '../store/store.ts';
+import { sealedSecretsOf, type Queryable } from '../store/store.ts';
 
 /** An API client and what its access tokens say about its seller. */
 export interface ApiClient {
@@ -16,10 +17,18 @@ export type PublicJwk = JWK & { kty: string; kid: string };
 
 export interface StoredSigningKey {
   kid: string;
-  privateJwk: JWK;
+  /** The active key's private JWK, opened; a retired key has none (it never signs again). */
+  privateJwk?: JWK;
   publicJwk: PublicJwk;
   active: boolean;
+  retiredAt: Date | null;
 }
+
+/** Where a sealed private key belongs (bound into its sealing: server/store/sealed-secrets.ts). */
+export const signingKeyContext = (kid: string) => `signing_keys.private_jwk:${kid}`;
+
+/** Any fixed number shared by every instance; it names the lock that serializes rotations. */
+const ROTATION_LOCK = 7_242_002;
 
 export function authenticationRepository(db: Queryable) {
   return {
@@ -43,21 +52,46 @@ export function authenticationRepository(db: Queryable) {
       return rowCount === 1;
     },
 
-    async listSigningKeys(): Promise<StoredSigningKey[]> {
-      const { rows } = await db.query<StoredSigningKey>(
-        `SELECT kid, private_jwk AS "privateJwk", public_jwk AS "publicJwk", active
-           FROM signing_keys ORDER BY created_at`,
+    /** The active key and the keys retired after `retiredSince`, oldest first. */
+    async listSigningKeys(retiredSince: Date): Promise<StoredSigningKey[]> {
+      const { rows } = await db.query<Omit<StoredSigningKey, 'privateJwk'> & { sealedPrivateJwk: string | null }>(
+        `SELECT kid, sealed_private_jwk AS "sealedPrivateJwk", public_jwk AS "publicJwk", active, retired_at AS "retiredAt"
+           FROM signing_keys WHERE active OR retired_at > $1 ORDER BY created_at`,
+        [retiredSince],
       );
-      return rows;
+      return rows.map(({ sealedPrivateJwk, ...key }) => ({
+        ...key,
+        ...(sealedPrivateJwk !== null && { privateJwk: JSON.parse(sealedSecretsOf(db).open(sealedPrivateJwk, signingKeyContext(key.kid))) as JWK }),
+      }));
     },
 
     /** Stores a new active key unless another instance stored one first (one active key at most). */
     async insertActiveSigningKey(key: { kid: string; privateJwk: JWK; publicJwk: PublicJwk }): Promise<void> {
+      const sealed = sealedSecretsOf(db).seal(JSON.stringify(key.privateJwk), signingKeyContext(key.kid));
       await db.query(
-        `INSERT INTO signing_keys (kid, private_jwk, public_jwk, active) VALUES ($1, $2, $3, true)
+        `INSERT INTO signing_keys (kid, sealed_private_jwk, public_jwk, active) VALUES ($1, $2, $3, true)
          ON CONFLICT (active) WHERE active DO NOTHING`,
-        [key.kid, JSON.stringify(key.privateJwk), JSON.stringify(key.publicJwk)],
+        [key.kid, sealed, JSON.stringify(key.publicJwk)],
       );
+    },
+
+    /** In a transaction: waits for a rotation under way elsewhere to commit. */
+    async lockSigningKeys(): Promise<void> {
+      await db.query('SELECT pg_advisory_xact_lock($1)', [ROTATION_LOCK]);
+    },
+
+    /** Retires the active key at `at`, dropping its private half; its kid, if there was one. */
+    async retireActiveSigningKey(at: Date): Promise<string | undefined> {
+      const { rows } = await db.query<{ kid: string }>(
+        'UPDATE signing_keys SET active = false, retired_at = $1, sealed_private_jwk = NULL WHERE active RETURNING kid',
+        [at],
+      );
+      return rows[0]?.kid;
+    },
+
+    /** Forgets keys retired before `before` (no token they signed is alive any more). */
+    async deleteSigningKeysRetiredBefore(before: Date): Promise<void> {
+      await db.query('DELETE FROM signing_keys WHERE NOT active AND retired_at < $1', [before]);
     },
   };
 }

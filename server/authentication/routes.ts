@@ -1,8 +1,9 @@
-// HTTP ↔ domain for the token endpoints, plus the reference-only JWKS.
+// HTTP ↔ domain for the token endpoints, plus the reference-only JWKS and signing key rotation (the
+// sandbox admin token is checked before this router, as the contract's security says).
 import type { RequestHandler } from 'express';
 import { typedRouter } from '../http/typed-router.ts';
 import type { IssuedAccessToken } from './access-tokens.ts';
-import type { SigningKeys } from './keys.ts';
+import type { SigningKeyRing } from './keys.ts';
 import type { AuthenticationService } from './service.ts';
 
 /** RFC 6749 §5.1: token responses must not be cached. */
@@ -18,7 +19,7 @@ const tokenBody = (issued: IssuedAccessToken) => ({
   scope: issued.scope,
 });
 
-export function authenticationRoutes(service: AuthenticationService, keys: SigningKeys) {
+export function authenticationRoutes(service: AuthenticationService, keys: SigningKeyRing) {
   const api = typedRouter()
     .post('/authentication/oauth2/-core/access_token', noStore, async (req, res) => {
       res.json(tokenBody(await service.issueForBodyCredentials(req.body)));
@@ -26,9 +27,17 @@ export function authenticationRoutes(service: AuthenticationService, keys: Signi
     .post('/authentication/oauth2/access_token', noStore, async (req, res) => {
       res.json(tokenBody(await service.issueForBasicCredentials(req.get('authorization'))));
     });
-  // Reference-only (sandbox area): the public keys that verify access tokens.
-  api.get('/sandbox/v1/jwks', (_req, res) => {
-    res.set('Cache-Control', 'public, max-age=300').json(keys.jwks);
+  // Reference-only (sandbox area): the public keys that verify access tokens, and their rotation.
+  api.get('/sandbox/v1/jwks', async (_req, res) => {
+    res.set('Cache-Control', 'public, max-age=300').json((await keys.current()).jwks);
+  });
+  api.post('/sandbox/v1/signing-keys/rotate', async (_req, res) => {
+    const rotation = await keys.rotate();
+    res.json({
+      kid: rotation.kid,
+      ...(rotation.previousKid !== undefined && { previous_kid: rotation.previousKid }),
+      previous_key_published_until: rotation.previousPublishedUntil.toISOString(),
+    });
   });
   return api.router;
 }

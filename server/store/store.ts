@@ -1,5 +1,7 @@
 // The one storage interface of the reference server: PostgreSQL SQL, spoken either by embedded
 // PGlite (a data directory on disk, or memory) or by a PostgreSQL server through `pg`.
+import { resolveEncryptionKey } from './encryption-key.ts';
+import { sealedSecrets, type SealedSecrets } from './sealed-secrets.ts';
 
 export interface QueryResult<T> {
   rows: T[];
@@ -13,6 +15,8 @@ export interface Queryable {
   query<T = Record<string, unknown>>(sql: string, params?: unknown[]): Promise<QueryResult<T>>;
   /** A script of several statements without parameters (migrations). */
   exec(sql: string): Promise<void>;
+  /** Seals and opens secrets kept at rest, under the store's key: set by openStore, on its transactions too. */
+  readonly atRest?: SealedSecrets;
 }
 
 export interface Store extends Queryable {
@@ -47,14 +51,25 @@ export interface StoreOptions {
   databaseUrl?: string;
   /** PGlite data directory; absent means in memory. */
   dataDir?: string;
+  /** SANDBOX_ENCRYPTION_KEY; absent means the rule of encryption-key.ts. */
+  encryptionKey?: string;
 }
 
 /** PostgreSQL when a URL is given, PGlite otherwise. Imports lazily so each driver loads only when used. */
 export async function openStore(options: StoreOptions): Promise<Store> {
-  if (options.databaseUrl) {
-    const { openPostgresStore } = await import('./postgres-store.ts');
-    return openPostgresStore(options.databaseUrl);
-  }
-  const { openPgliteStore } = await import('./pglite-store.ts');
-  return openPgliteStore(options.dataDir);
+  const atRest = sealedSecrets(await resolveEncryptionKey(options)); // a bad key fails before connecting
+  const store = options.databaseUrl
+    ? (await import('./postgres-store.ts')).openPostgresStore(options.databaseUrl)
+    : (await import('./pglite-store.ts')).openPgliteStore(options.dataDir);
+  return withSealedSecrets(await store, atRest);
+}
+
+function withSealedSecrets(store: Store, atRest: SealedSecrets): Store {
+  return { ...store, atRest, transaction: (fn) => store.transaction((tx) => fn({ ...tx, atRest })) };
+}
+
+/** The sealed secrets of a store, or of one of its transactions. */
+export function sealedSecretsOf(db: Queryable): SealedSecrets {
+  if (!db.atRest) throw new Error('This store was not opened by openStore: it has no encryption key for secrets at rest');
+  return db.atRest;
 }

@@ -1,6 +1,7 @@
 // SQL of the web checkout area: the seller it works for, payment intents and technical
-// configurations. Every read and write takes the seller id of the access token.
-import type { Queryable } from '../store/store.ts';
+// configurations. Every read and write takes the seller id of the access token. The notification
+// password is sealed at rest (server/store/sealed-secrets.ts): sealed on write, opened on read.
+import { sealedSecretsOf, type Queryable } from '../store/store.ts';
 
 /** What the web checkout needs to know about the token's seller. */
 export interface CheckoutSeller {
@@ -58,12 +59,21 @@ const CONFIGURATION_COLUMNS = `
   primary_color AS "primaryColor", accent_color AS "accentColor", type_face AS "typeFace",
   success_url AS "successUrl", error_url AS "errorUrl", notification_url AS "notificationUrl",
   notification_authentication_type AS "notificationAuthenticationType",
-  notification_user AS "notificationUser", notification_password AS "notificationPassword"`;
+  notification_user AS "notificationUser", sealed_notification_password AS "notificationPassword"`;
+
+/** Where a sealed notification password belongs (bound into its sealing). */
+export const notificationPasswordContext = (sellerId: string) => `web_checkout_configurations.notification_password:${sellerId}`;
 
 /** bigint comes back as a string from `pg`; amounts are within the safe integer range (checked on write). */
 const withNumericAmount = (row: StoredPaymentIntent): StoredPaymentIntent => ({ ...row, amount: row.amount === null ? null : Number(row.amount) });
 
 export function webCheckoutRepository(db: Queryable) {
+  /** A configuration row as read: its sealed password opened. */
+  const opened = (sellerId: string, row: StoredTechnicalConfiguration): StoredTechnicalConfiguration => ({
+    ...row,
+    notificationPassword: row.notificationPassword === null ? null : sealedSecretsOf(db).open(row.notificationPassword, notificationPasswordContext(sellerId)),
+  });
+
   return {
     async findSeller(sellerId: string): Promise<CheckoutSeller | undefined> {
       const { rows } = await db.query<CheckoutSeller>(
@@ -113,7 +123,7 @@ export function webCheckoutRepository(db: Queryable) {
         `SELECT ${CONFIGURATION_COLUMNS} FROM web_checkout_configurations WHERE seller_id = $1`,
         [sellerId],
       );
-      return rows[0];
+      return rows[0] && opened(sellerId, rows[0]);
     },
 
     /**
@@ -130,7 +140,7 @@ export function webCheckoutRepository(db: Queryable) {
         `SELECT ${CONFIGURATION_COLUMNS} FROM web_checkout_configurations WHERE seller_id = $1 FOR UPDATE`,
         [sellerId],
       );
-      return rows[0]!;
+      return opened(sellerId, rows[0]!);
     },
 
     async updateTechnicalConfiguration(sellerId: string, c: StoredTechnicalConfiguration): Promise<void> {
@@ -138,7 +148,7 @@ export function webCheckoutRepository(db: Queryable) {
         `UPDATE web_checkout_configurations
             SET primary_color = $2, accent_color = $3, type_face = $4, success_url = $5, error_url = $6,
                 notification_url = $7, notification_authentication_type = $8, notification_user = $9,
-                notification_password = $10, updated_at = now()
+                sealed_notification_password = $10, updated_at = now()
           WHERE seller_id = $1`,
         [
           sellerId,
@@ -150,7 +160,7 @@ export function webCheckoutRepository(db: Queryable) {
           c.notificationUrl,
           c.notificationAuthenticationType,
           c.notificationUser,
-          c.notificationPassword,
+          c.notificationPassword === null ? null : sealedSecretsOf(db).seal(c.notificationPassword, notificationPasswordContext(sellerId)),
         ],
       );
     },

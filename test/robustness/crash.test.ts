@@ -8,6 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { DEMO_SELLER_ID } from '../../server/sandbox/demo-seller.ts';
+import { encryptionKeyFileOf } from '../../server/store/encryption-key.ts';
 import { openStore } from '../../server/store/store.ts';
 import { PLATFORM_BUNDLE } from '../support/contract.ts';
 import { freePort, startProcess, type Started } from '../support/processes.ts';
@@ -28,7 +29,7 @@ interface Target {
 
 async function pgliteTarget(): Promise<Target> {
   const dataDir = await mkdtemp(join(tmpdir(), 'crash-'));
-  return { name: 'PGlite', env: { DATA_DIR: dataDir, DATABASE_URL: '' }, storeConfig: { dataDir }, cleanup: () => rm(dataDir, { recursive: true, force: true }) };
+  return { name: 'PGlite', env: { DATA_DIR: dataDir, DATABASE_URL: '' }, storeConfig: { dataDir }, cleanup: async () => void (await Promise.all([rm(dataDir, { recursive: true, force: true }), rm(encryptionKeyFileOf(dataDir), { force: true })])) };
 }
 
 async function postgresTarget(): Promise<Target> {

@@ -114,6 +114,12 @@ describe('verifyAccessToken', () => {
     expect(await rejection(token)).toBe('invalid');
   });
 
+  it('refuses a token issued in the future beyond 60 s of clock skew, and accepts one within it', async () => {
+    expect(await rejection(await sign(claims({ iat: now() + 61, exp: now() + 3600 })))).toBe('invalid');
+    expect(await rejection(await sign(claims({ iat: now() + 86_400, exp: now() + 90_000 })))).toBe('invalid');
+    expect((await tokens.verify(await sign(claims({ iat: now() + 30 })))).sellerId).toBe(SELLER.sellerId);
+  });
+
   it('refuses another issuer', async () => {
     expect(await rejection(await sign(claims({ iss: 'https://elsewhere.example' })))).toBe('invalid');
   });

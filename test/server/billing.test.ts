@@ -5,7 +5,9 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { validateCheckoutNotification } from '../../client/webhooks/verify.ts';
+import { sealedSecretsOf } from '../../server/store/store.ts';
 import { createBillingWorker } from '../../server/subscription/billing-worker.ts';
+import { notificationPasswordContext } from '../../server/web-checkout/repository.ts';
 import { PLATFORM_BUNDLE } from '../support/contract.ts';
 import { startTestServer, type TestServer } from './support/server.ts';
 import { freshPostgresSchema, DATABASE_URL } from './support/stores.ts';
@@ -138,9 +140,9 @@ describe.each(STORES)('billing engine and test clocks on %s', (kind) => {
     beforeAll(async () => {
       notified = await addSeller(server);
       await server.store.query(
-        `INSERT INTO web_checkout_configurations (seller_id, primary_color, accent_color, type_face, notification_url, notification_authentication_type, notification_user, notification_password)
-         VALUES ($1, '#0B3B8C', '#F5A623', 'Platform Micro Text', 'http://127.0.0.1:9/hook', 'user_credentials', 'shop', 'pw')`,
-        [notified.sellerId],
+        `INSERT INTO web_checkout_configurations (seller_id, primary_color, accent_color, type_face, notification_url, notification_authentication_type, notification_user, sealed_notification_password)
+         VALUES ($1, '#0B3B8C', '#F5A623', 'Platform Micro Text', 'http://127.0.0.1:9/hook', 'user_credentials', 'shop', $2)`,
+        [notified.sellerId, sealedSecretsOf(server.store).seal('pw', notificationPasswordContext(notified.sellerId))],
       );
     });
     const notificationsOf = async (orderId: string) =>

@@ -9,6 +9,7 @@ import { loadSigningKeys } from '../../server/authentication/keys.ts';
 import { authenticationRepository } from '../../server/authentication/repository.ts';
 import { createLogger } from '../../server/http/logging.ts';
 import { DEMO_SELLER, DEMO_SELLER_ID, ensureDemoSeller } from '../../server/sandbox/demo-seller.ts';
+import { encryptionKeyFileOf } from '../../server/store/encryption-key.ts';
 import { listMigrations, migrate } from '../../server/store/migrate.ts';
 import { openStore, type Store } from '../../server/store/store.ts';
 import { DEMO, ISSUER, startTestServer, tokenForm } from './support/server.ts';
@@ -203,7 +204,7 @@ describe('PGlite data directory', () => {
         await second.close();
       }
     } finally {
-      await rm(dataDir, { recursive: true, force: true });
+      await Promise.all([rm(dataDir, { recursive: true, force: true }), rm(encryptionKeyFileOf(dataDir), { force: true })]);
     }
   });
 });

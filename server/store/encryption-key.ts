@@ -1,0 +1,64 @@
+// Where the store's encryption key (sealed-secrets.ts) comes from, the first that applies:
+// 1. SANDBOX_ENCRYPTION_KEY: 32 bytes, as 64 hex digits or as base64 (or base64url).
+// 2. DATABASE_URL without it: derived from the URL, exactly as written (HKDF-SHA-256), so that every
+//    instance given the same URL agrees, and a dump or backup of the database alone does not open
+//    the secrets. Anyone who knows the URL can derive it: a shared deployment sets its own key.
+// 3. A PGlite data directory: the file `<data directory>.encryption-key` beside it (not inside, so
+//    that a copy of the directory does not carry it), created once with mode 0600; refused when
+//    other users may read it.
+// 4. PGlite in memory: a random key of this process (the data dies with the process anyway).
+// A store read with another key than the one it was written with fails at start (keys.ts).
+import { hkdfSync, randomBytes } from 'node:crypto';
+import { link, mkdir, readFile, stat, unlink, writeFile } from 'node:fs/promises';
+import { dirname } from 'node:path';
+import { ENCRYPTION_KEY_BYTES } from './sealed-secrets.ts';
+
+export interface EncryptionKeyOptions {
+  /** SANDBOX_ENCRYPTION_KEY as given. */
+  encryptionKey?: string;
+  databaseUrl?: string;
+  dataDir?: string;
+}
+
+/** 32 bytes from 64 hex digits or from base64 / base64url; throws on anything else. */
+export function parseEncryptionKey(value: string, name = 'SANDBOX_ENCRYPTION_KEY'): Buffer {
+  const text = value.trim();
+  const key = /^[0-9a-f]{64}$/i.test(text)
+    ? Buffer.from(text, 'hex')
+    : /^[A-Za-z0-9+/_-]{43}=?$/.test(text)
+      ? Buffer.from(text, 'base64')
+      : undefined;
+  if (key?.length !== ENCRYPTION_KEY_BYTES) {
+    throw new Error(`${name} must be ${ENCRYPTION_KEY_BYTES} random bytes, as 64 hex digits or as base64 (openssl rand -base64 32)`);
+  }
+  return key;
+}
+
+/** The key file of a PGlite data directory: beside it, not inside. */
+export const encryptionKeyFileOf = (dataDir: string) => `${dataDir.replace(/\/+$/, '')}.encryption-key`;
+
+const inMemory = (dataDir: string | undefined) => !dataDir || dataDir.includes('://');
+
+export async function resolveEncryptionKey({ encryptionKey, databaseUrl, dataDir }: EncryptionKeyOptions): Promise<Buffer> {
+  if (encryptionKey) return parseEncryptionKey(encryptionKey);
+  if (databaseUrl) {
+    return Buffer.from(hkdfSync('sha256', databaseUrl, 'payment-platform sandbox', 'encryption key at rest v1', ENCRYPTION_KEY_BYTES));
+  }
+  if (inMemory(dataDir)) return randomBytes(ENCRYPTION_KEY_BYTES);
+  return keyFile(encryptionKeyFileOf(dataDir!));
+}
+
+/** Reads the key file, or creates it (atomically: a complete file or none) when absent. */
+async function keyFile(file: string): Promise<Buffer> {
+  const existing = await stat(file).catch((error: NodeJS.ErrnoException) => (error.code === 'ENOENT' ? undefined : Promise.reject(error)));
+  if (!existing) {
+    await mkdir(dirname(file), { recursive: true });
+    const partial = `${file}.${process.pid}.tmp`;
+    await writeFile(partial, `${randomBytes(ENCRYPTION_KEY_BYTES).toString('base64')}\n`, { mode: 0o600 });
+    await link(partial, file).catch((error: NodeJS.ErrnoException) => (error.code === 'EEXIST' ? undefined : Promise.reject(error)));
+    await unlink(partial);
+  } else if ((existing.mode & 0o077) !== 0) {
+    throw new Error(`${file} holds the encryption key and other users may read it (mode ${(existing.mode & 0o777).toString(8)}): chmod 600 ${file}`);
+  }
+  return parseEncryptionKey(await readFile(file, 'utf8'), file);
+}

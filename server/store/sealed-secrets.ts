@@ -1,0 +1,51 @@
+// Secrets kept at rest (the private key that signs access tokens, merchants' notification
+// passwords) are sealed with AES-256-GCM under the store's encryption key (encryption-key.ts): a
+// copy of the data directory, a dump or a backup does not give them. Each value is bound to where it
+// belongs (its table, column and row, as additional authenticated data), so a sealed value copied
+// into another row does not open. Format: `v1.<iv>.<ciphertext>.<tag>`, base64url, a fresh 96-bit
+// iv each time.
+import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto';
+
+const ALGORITHM = 'aes-256-gcm';
+const VERSION = 'v1';
+const IV_BYTES = 12;
+const TAG_BYTES = 16;
+export const ENCRYPTION_KEY_BYTES = 32;
+
+/** A sealed value that does not open: another key, another row, or changed bytes. */
+export class SealedSecretUnreadable extends Error {
+  constructor(readonly context: string) {
+    super(`A secret of ${context} cannot be decrypted with this encryption key (another key, or a changed value)`);
+    this.name = 'SealedSecretUnreadable';
+  }
+}
+
+export interface SealedSecrets {
+  /** The sealed form of `plain`, bound to `context` (e.g. `signing_keys.private_jwk:<kid>`). */
+  seal(plain: string, context: string): string;
+  /** The clear value; throws SealedSecretUnreadable when the key or the context does not match. */
+  open(sealed: string, context: string): string;
+}
+
+export function sealedSecrets(key: Buffer): SealedSecrets {
+  if (key.length !== ENCRYPTION_KEY_BYTES) throw new Error(`The encryption key must be ${ENCRYPTION_KEY_BYTES} bytes, not ${key.length}`);
+  return {
+    seal(plain, context) {
+      const iv = randomBytes(IV_BYTES);
+      const cipher = createCipheriv(ALGORITHM, key, iv).setAAD(Buffer.from(context, 'utf8'));
+      const data = Buffer.concat([cipher.update(plain, 'utf8'), cipher.final()]);
+      return [VERSION, iv, data, cipher.getAuthTag()].map((part) => (typeof part === 'string' ? part : part.toString('base64url'))).join('.');
+    },
+    open(sealed, context) {
+      const [version, iv, data, tag] = sealed.split('.');
+      if (version !== VERSION || iv === undefined || data === undefined || tag === undefined) throw new SealedSecretUnreadable(context);
+      try {
+        const decipher = createDecipheriv(ALGORITHM, key, Buffer.from(iv, 'base64url'), { authTagLength: TAG_BYTES });
+        decipher.setAAD(Buffer.from(context, 'utf8')).setAuthTag(Buffer.from(tag, 'base64url'));
+        return Buffer.concat([decipher.update(Buffer.from(data, 'base64url')), decipher.final()]).toString('utf8');
+      } catch {
+        throw new SealedSecretUnreadable(context);
+      }
+    },
+  };
+}

@@ -1,0 +1,119 @@
+// POST /sandbox/v1/signing-keys/rotate: new tokens carry the new kid, tokens of the retired key keep
+// working until they expire, the key set publishes both meanwhile, the retired private half is gone;
+// another instance on the same store follows; and an `iat` in the future is refused with the usual 401.
+import { createLocalJWKSet, decodeProtectedHeader, jwtVerify, SignJWT } from 'jose';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { accessTokens } from '../../server/authentication/access-tokens.ts';
+import { RETIRED_KEY_PUBLISHED_MS } from '../../server/authentication/index.ts';
+import { loadSigningKeys, signingKeyRing } from '../../server/authentication/keys.ts';
+import { authenticationRepository } from '../../server/authentication/repository.ts';
+import { DEMO_SELLER_ID } from '../../server/sandbox/demo-seller.ts';
+import { PLATFORM_BUNDLE } from '../support/contract.ts';
+import { GATEWAY_SCOPE, ISSUER, startTestServer, tokenForm, type TestServer } from './support/server.ts';
+
+const ROTATE = '/sandbox/v1/signing-keys/rotate';
+const ADMIN = 'Bearer sandbox-admin-token';
+const PROTECTED = '/dpy/payment-link/v1/sellers';
+
+let server: TestServer;
+beforeAll(async () => {
+  server = await startTestServer({ config: { apiSpec: PLATFORM_BUNDLE } });
+});
+afterAll(() => server.close());
+
+const newToken = async () => (await server.http.post('/authentication/oauth2/-core/access_token').type('form').send(tokenForm())).body.access_token as string;
+const kidOf = (token: string) => decodeProtectedHeader(token).kid;
+const jwks = async () => (await server.http.get('/sandbox/v1/jwks')).body as { keys: Array<{ kid: string; d?: string }> };
+const call = (token: string) => server.http.get(PROTECTED).set('Authorization', `Bearer ${token}`);
+
+describe('rotating the signing key', () => {
+  it('is refused without the sandbox admin token, changing nothing', async () => {
+    const before = await jwks();
+    const res = await server.http.post(ROTATE);
+    expect(res.status).toBe(401);
+    expect(res.body).toEqual({ error_code: 'unauthorized', message: 'Missing or wrong sandbox administration token', status_code: 401 });
+    expect(await jwks()).toEqual(before);
+  });
+
+  it('signs new tokens with the new key, keeps old tokens valid, and publishes both keys', async () => {
+    const oldToken = await newToken();
+    const oldKid = kidOf(oldToken);
+    const started = Date.now();
+    const res = await server.http.post(ROTATE).set('Authorization', ADMIN);
+    expect(res.status).toBe(200);
+    expect(res.body).toEqual({ kid: expect.any(String), previous_kid: oldKid, previous_key_published_until: expect.any(String) });
+    const newKid = res.body.kid;
+    expect(newKid).not.toBe(oldKid);
+    const until = Date.parse(res.body.previous_key_published_until);
+    expect(until - started).toBeGreaterThanOrEqual(RETIRED_KEY_PUBLISHED_MS - 1000);
+    expect(until - Date.now()).toBeLessThanOrEqual(RETIRED_KEY_PUBLISHED_MS);
+    expect(RETIRED_KEY_PUBLISHED_MS).toBeGreaterThan(3599 * 1000);
+
+    const newer = await newToken();
+    expect(kidOf(newer)).toBe(newKid);
+    const set = await jwks();
+    expect(set.keys.map((k) => k.kid).sort()).toEqual([oldKid, newKid].sort());
+    expect(set.keys.every((k) => k.d === undefined)).toBe(true);
+    for (const token of [oldToken, newer]) {
+      expect((await jwtVerify(token, createLocalJWKSet(set as never), { issuer: ISSUER })).payload['x-seller-id']).toBe(DEMO_SELLER_ID);
+      const res = await call(token);
+      expect(res.status).toBe(200);
+      expect(res.body).toMatchObject({ seller_id: DEMO_SELLER_ID });
+    }
+
+    // In the store: the retired key keeps its public half only, with the instant it was retired.
+    const rows = await server.store.query<{ kid: string; active: boolean; sealed_private_jwk: string | null; retired_at: Date | null }>(
+      'SELECT kid, active, sealed_private_jwk, retired_at FROM signing_keys ORDER BY created_at',
+    );
+    expect(rows.rows).toEqual([
+      { kid: oldKid, active: false, sealed_private_jwk: null, retired_at: expect.any(Date) },
+      { kid: newKid, active: true, sealed_private_jwk: expect.stringMatching(/^v1\./), retired_at: null },
+    ]);
+  });
+
+  it('publishes a retired key only while its tokens may live, then forgets it', async () => {
+    const ring = await signingKeyRing(server.store, { retiredKeyPublishedMs: 200 });
+    const before = (await ring.current()).kid;
+    const rotation = await ring.rotate();
+    expect(rotation.previousKid).toBe(before);
+    expect((await ring.current()).jwks.keys.map((k) => k.kid)).toContain(before);
+    await new Promise((r) => setTimeout(r, 250));
+    const later = await loadSigningKeys(authenticationRepository(server.store), { retiredKeyPublishedMs: 200 });
+    expect(later.jwks.keys.map((k) => k.kid)).toEqual([rotation.kid]);
+    // The next rotation deletes what is no longer published.
+    await ring.rotate();
+    expect((await server.store.query('SELECT 1 FROM signing_keys WHERE kid = $1', [before])).rowCount).toBe(0);
+  });
+
+  it('is followed by another instance on the same store: it verifies the new kid, then signs with it', async () => {
+    const [a, b] = [await signingKeyRing(server.store, { retiredKeyPublishedMs: RETIRED_KEY_PUBLISHED_MS }), await signingKeyRing(server.store, { retiredKeyPublishedMs: RETIRED_KEY_PUBLISHED_MS })];
+    const [tokensA, tokensB] = [accessTokens(a, ISSUER), accessTokens(b, ISSUER)];
+    const seller = { clientId: 'c', sellerId: DEMO_SELLER_ID, country: 'BR', tenant: 'sandbox' };
+    const rotation = await a.rotate();
+    const { accessToken } = await tokensA.issue(seller);
+    expect(kidOf(accessToken)).toBe(rotation.kid);
+    await new Promise((r) => setTimeout(r, 1100)); // an unknown kid reads the keys again, at most once a second
+    expect(await tokensB.verify(accessToken)).toEqual({ ...seller, scope: GATEWAY_SCOPE });
+    expect((await b.current()).kid).toBe(rotation.kid);
+  });
+});
+
+describe('a token issued in the future', () => {
+  it('is refused with the usual 401 beyond 60 s of skew, and accepted within', async () => {
+    const keys = await loadSigningKeys(authenticationRepository(server.store));
+    const now = Math.floor(Date.now() / 1000);
+    const sign = (iat: number) =>
+      new SignJWT({ 'x-seller-id': DEMO_SELLER_ID, country: 'BR', tenant: 'sandbox', scope: GATEWAY_SCOPE })
+        .setProtectedHeader({ alg: 'ES256', kid: keys.kid, typ: 'JWT' })
+        .setSubject('demo-seller-client')
+        .setIssuer(ISSUER)
+        .setIssuedAt(iat)
+        .setExpirationTime(iat + 3599)
+        .setJti(crypto.randomUUID())
+        .sign(keys.privateKey);
+    const future = await call(await sign(now + 600));
+    expect(future.status).toBe(401);
+    expect(future.body).toEqual({ error_code: 'unauthorized', message: 'The access token is not valid', status_code: 401 });
+    expect((await call(await sign(now + 30))).status).toBe(200);
+  });
+});
