@@ -3,9 +3,10 @@
 // operation's security. Every secured operation of the joined bundle is probed without credentials,
 // on the raw socket (an HTTP client would normalise dot segments before sending), and nothing may
 // change in the store.
-import { request as httpRequest } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { deref, examplesOf, loadPlatform, operationsOf, type Operation } from '../support/contract.ts';
+import { spellingsOf } from '../support/path-spellings.ts';
+import { rawRequest } from '../support/raw-http.ts';
 import { startTestServer, type TestServer } from './support/server.ts';
 
 const ID = '3fa85f64-5717-4562-b3fc-2c963f66afa6'; // the demo seller; any UUID does for other ids
@@ -13,40 +14,6 @@ const ID = '3fa85f64-5717-4562-b3fc-2c963f66afa6'; // the demo seller; any UUID 
 /** The path with each `{param}` replaced by a plausible value. */
 const concrete = (template: string) =>
   template.replace(/\{([^}]+)\}/g, (_, name: string) => (/installment/.test(name) ? '1' : /status/.test(name) ? 'inactive' : /event_name/.test(name) ? 'payment' : ID));
-
-/** Other spellings of one path: each would reach the operation on a lenient router. */
-export function spellingsOf(path: string): string[] {
-  const segments = path.split('/').slice(1);
-  const literal = segments.findIndex((s) => /^[a-z]/i.test(s));
-  const last = segments.length - 1;
-  const at = (i: number, spell: (s: string) => string) => '/' + segments.map((s, j) => (j === i ? spell(s) : s)).join('/');
-  const encodeFirst = (s: string) => `%${s.charCodeAt(0).toString(16)}${s.slice(1)}`;
-  const out = [
-    path.toUpperCase(),
-    at(literal, (s) => s[0]!.toUpperCase() + s.slice(1)),
-    at(last, (s) => s.toUpperCase()),
-    `${path}/`,
-    `/${path}`,
-    at(literal, (s) => `${s}/`),
-    path.replace(/\//g, '//'),
-    at(literal, encodeFirst),
-    at(last, encodeFirst),
-    at(literal, (s) => `%${s.charCodeAt(0).toString(16).toUpperCase()}${s.slice(1)}`),
-    at(literal, (s) => `${s}%2F`).replace(/%2F\//, '%2F'),
-    at(literal, (s) => `${s};x=1`),
-    `${path};x=1`,
-    at(literal, (s) => `${s}/.`),
-    at(literal, (s) => `${s}/x/..`),
-    at(literal, (s) => `${s}/%2e`),
-    at(literal, (s) => `${s}/%2E%2E/${s}`),
-    at(literal, (s) => `${s}\\`).replace(/\\\//, '\\'),
-    `${path}%20`,
-    `${path}%00`,
-    `${path}/..;/`,
-    `${path}#x`,
-  ];
-  return [...new Set(out)].filter((p) => p !== path);
-}
 
 const PLATFORM = loadPlatform();
 
@@ -58,16 +25,9 @@ function exampleBody(op: Operation): { type: string; text: string } {
   return { type: 'application/json', text: JSON.stringify(examplesOf(PLATFORM, content['application/json'])[0]?.[1] ?? {}) };
 }
 
-function raw(url: string, method: string, path: string, body = { type: 'application/json', text: '{}' }): Promise<{ status: number; body: string }> {
-  const { hostname, port } = new URL(url);
-  return new Promise((resolve, reject) => {
-    const req = httpRequest({ host: hostname, port, method, path, headers: { 'content-type': body.type } }, (res) => {
-      let body = '';
-      res.setEncoding('utf8').on('data', (c) => (body += c)).on('end', () => resolve({ status: res.statusCode ?? 0, body }));
-    });
-    req.on('error', reject);
-    req.end(method === 'GET' || method === 'HEAD' ? undefined : body.text);
-  });
+async function raw(url: string, method: string, path: string, body = { type: 'application/json', text: '{}' }): Promise<{ status: number; body: string }> {
+  const answer = await rawRequest(url, { method, path, headers: { 'content-type': body.type }, body: body.text });
+  return { status: answer.status, body: answer.text };
 }
 
 const SECURED = operationsOf(PLATFORM).filter((op) => (op.operation.security ?? []).some((r: object) => Object.keys(r).length > 0));
