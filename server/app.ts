@@ -148,7 +148,7 @@ export async function createApp(deps: AppDeps, extraAreas: AreaRoutes[] = []): P
         : new ApiError(404, undefined, 'Not found'),
     );
   });
-  const renderErrors = errorHandler(logger);
+  const renderErrors = errorHandler(logger, (req) => req.operation && apiSpec.paths[req.operation.template]?.[req.operation.method.toLowerCase()]);
   app.use(renderErrors);
   // Registered twice on purpose: when an error body itself breaks the contract, the validator
   // hands the violation to the next error handler, and this one answers it as a 500.

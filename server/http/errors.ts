@@ -1,7 +1,7 @@
 // Every error body of the platform, in one place. Whatever goes wrong (a rule of an area, a request
 // the validator refuses, a body the parser cannot read, a response that breaks the contract, a bug)
 // becomes an ApiError, then the body of the request's area: the seed gives each area its own shape.
-import type { ErrorRequestHandler } from 'express';
+import type { ErrorRequestHandler, Request } from 'express';
 import type { Logger } from 'pino';
 import { areaOf, type Area } from './areas.ts';
 import { NOT_TEXT, TEXT_PATTERN } from './text.ts';
@@ -362,7 +362,7 @@ export function renderError(error: unknown, request: { method: string; path: str
  * The one error handler: logs what is a bug (5xx, contract violations), never puts a stack trace in
  * a body, and answers in the area's shape.
  */
-export function errorHandler(logger: Logger): ErrorRequestHandler {
+export function errorHandler(logger: Logger, routedOperation: (req: Request) => DocumentedOperation | undefined = () => undefined): ErrorRequestHandler {
   return (error, req, res, next) => {
     if (res.headersSent) return next(error); // too late for a body; Express ends the connection
     const log = req.log ?? logger;
@@ -371,7 +371,9 @@ export function errorHandler(logger: Logger): ErrorRequestHandler {
     } else if (toApiError(error).status >= 500) {
       log.error({ err: error }, 'Unexpected error');
     }
-    const operation = (req as { openapi?: { schema?: DocumentedOperation } }).openapi?.schema;
+    // The validator's operation; else the one security routed to (the validator refuses a path
+    // parameter that does not decode, `%`, before it names the operation).
+    const operation = (req as { openapi?: { schema?: DocumentedOperation } }).openapi?.schema ?? routedOperation(req);
     const rendered = renderError(error, { method: req.method, path: req.path }, operation);
     res.status(rendered.status).set(rendered.headers);
     if (rendered.text !== undefined) res.type('text/plain').send(rendered.text);

@@ -3,6 +3,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ApiError, asDocumented } from '../../server/http/errors.ts';
 import { PLATFORM_BUNDLE } from '../support/contract.ts';
+import { rawRequest } from '../support/raw-http.ts';
 import { ADMIN, createSeller, type SandboxSeller } from '../server/support/payment-link.ts';
 import { startTestServer, type TestServer } from '../server/support/server.ts';
 
@@ -70,6 +71,12 @@ describe('fuzzing findings on the server', () => {
     const res = await server.http.get('/dpy/payment-link/v1/payment-links/by-short-id/Xk7pQ2aZ?unknown=1');
     expect(res.status).toBe(404);
     expect(res.body).toEqual({ error_code: 'not_found', message: 'Not found', status_code: 404 });
+  });
+
+  it('a short id that does not decode (`%`) is a 404, not an undocumented 400 (the lookup documents no 400)', async () => {
+    const res = await rawRequest(server.url, { method: 'GET', path: '/dpy/payment-link/v1/payment-links/by-short-id/%' });
+    expect(res.status).toBe(404);
+    expect(JSON.parse(res.text)).toEqual({ error_code: 'not_found', message: 'Not found', status_code: 404 });
   });
 
   it('a JSON body on a sandbox call that takes JSON with the wrong Content-Type is a 400', async () => {
