@@ -1,270 +1,279 @@
-// Contract fuzzing from the joined bundle itself: for each operation, requests built from its
-// examples and schemas, valid ones and broken ones (wrong types, missing fields, out-of-range
-// values, oversized strings, malformed JSON, wrong content types, bad or absent tokens), and the
-// checks every answer must pass: a status the operation documents, never a 5xx, a body valid
-// against the documented schema of that status.
+// Contract fuzzing from the joined bundle itself: for each operation, requests built on a valid
+// request of the fuzzer's world (real sellers, links, plans, subscriptions...; fuzz-world.ts), valid
+// ones and broken ones: schema-generated bodies, real ids mixed and changed, hostile text and
+// boundary numbers (fuzz-hostile.ts), other spellings of the path, wrong types, missing fields,
+// malformed JSON, wrong content types, bad or absent tokens. The checks every answer must pass are
+// in fuzz-oracle.ts.
 import fc from 'fast-check';
-import {
-  contractValidator,
-  deref,
-  parametersOf,
-  responsePointer,
-  type OpenApiDocument,
-  type Operation,
-} from '../support/contract.ts';
+import { deref, parametersOf, type OpenApiDocument, type Operation } from '../support/contract.ts';
 import { exampleRequest, securityKinds } from '../support/examples.ts';
-
-export interface Credentials {
-  /** Bearer token of a sandbox seller (oauth2 operations). */
-  token: string;
-  /** `Bearer <sandbox admin token>`. */
-  admin: string;
-  /** `Basic ...` of the same seller's client (the Basic token call). */
-  basic: string;
-  /** Form fields of a valid token request. */
-  tokenForm: Record<string, string>;
-  /** Real ids to use as path parameters, by parameter name, so valid requests reach the handlers. */
-  ids: Record<string, string[]>;
-}
+import { spellingsOf } from '../support/path-spellings.ts';
+import { rawRequest, type RawAnswer } from '../support/raw-http.ts';
+import { boundaryNumbers, encodeUrlValue, hostileText, hostileUrlValue, mutatedId } from './fuzz-hostile.ts';
+import { edit, pathsOf, resolve, schemaAt, valueAt, valueOf } from './fuzz-schema.ts';
+import { clientCredentials, SAME_AS, type Scenario, type World } from './fuzz-world.ts';
 
 /** One request, described as data so that a failure prints its reproduction. */
 export interface FuzzRequest {
-  kind: string;
+  kind: Kind;
   method: string;
+  /** The request target as sent (path and query, percent-encoded). */
   path: string;
   headers: Record<string, string>;
-  /** Raw body text (JSON, form) or a FormData. */
-  body?: string | FormData;
+  /** Raw body (JSON, form, bytes) or a FormData. */
+  body?: string | Buffer | FormData;
 }
 
-export interface FuzzAnswer {
-  status: number;
-  contentType: string;
-  text: string;
-}
+/** Kinds of request, with how often each is drawn. */
+const KINDS = {
+  valid: 4,
+  refusal: 1,
+  'valid-generated': 2,
+  'mixed-ids': 3,
+  'hostile-text': 4,
+  'boundary-number': 2,
+  'path-spelling': 2,
+  'wrong-type': 1,
+  'missing-field': 1,
+  'huge-body': 1,
+  'malformed-body': 1,
+  'wrong-content-type': 1,
+  'bad-token': 1,
+  'no-token': 1,
+  'bad-path-param': 1,
+  'bad-query': 1,
+} as const;
+export type Kind = keyof typeof KINDS;
 
-const MUTATIONS = [
-  'valid',
-  'valid-generated',
-  'wrong-type',
-  'missing-field',
-  'out-of-range',
-  'oversized-string',
-  'huge-body',
-  'malformed-json',
-  'wrong-content-type',
-  'bad-token',
-  'no-token',
-  'bad-path-param',
-  'bad-query',
-] as const;
-type Mutation = (typeof MUTATIONS)[number];
+/** Fields whose real value a schema-generated body keeps, so that it reaches the rules past "not found". */
+const KEPT_IN_GENERATED = ['seller_id', 'plan_id', 'payment_id'];
 
-/** Values of a JSON schema (a useful subset: enough to build valid bodies for this contract). */
-export function valueOf(doc: OpenApiDocument, node: any, depth = 0): fc.Arbitrary<unknown> {
-  const schema = deref(doc, node ?? {});
-  if (schema.const !== undefined) return fc.constant(schema.const);
-  if (schema.enum) return fc.constantFrom(...schema.enum);
-  if (schema.examples?.length) return fc.constantFrom(...schema.examples);
-  if (schema.example !== undefined) return fc.constant(schema.example);
-  if (schema.allOf) {
-    const merged = schema.allOf.map((s: any) => deref(doc, s)).reduce(
-      (all: any, s: any) => ({ ...all, ...s, properties: { ...all.properties, ...s.properties }, required: [...(all.required ?? []), ...(s.required ?? [])] }),
-      {},
-    );
-    delete merged.allOf;
-    return valueOf(doc, merged, depth);
-  }
-  if (schema.oneOf || schema.anyOf) return fc.oneof(...(schema.oneOf ?? schema.anyOf).map((s: any) => valueOf(doc, s, depth + 1)));
-  const type = Array.isArray(schema.type) ? schema.type.find((t: string) => t !== 'null') : schema.type;
-  switch (type) {
-    case 'integer':
-      return fc.integer({ min: schema.minimum ?? 0, max: Math.min(schema.maximum ?? 1_000_000, 2 ** 31) });
-    case 'number':
-      return fc.double({ min: schema.minimum ?? 0, max: schema.maximum ?? 1_000_000, noNaN: true, noDefaultInfinity: true });
-    case 'boolean':
-      return fc.boolean();
-    case 'array':
-      return fc.array(valueOf(doc, schema.items, depth + 1), { minLength: schema.minItems ?? 0, maxLength: Math.min(schema.maxItems ?? 3, 3) });
-    case 'object': {
-      if (depth > 6) return fc.constant({});
-      const props = Object.entries<any>(schema.properties ?? {});
-      const required = new Set<string>(schema.required ?? []);
-      const model: Record<string, fc.Arbitrary<unknown>> = {};
-      for (const [name, prop] of props) model[name] = valueOf(doc, prop, depth + 1);
-      return fc.record(model, { requiredKeys: [...required].filter((k) => k in model) });
-    }
-    case 'string':
-    default:
-      if (schema.format === 'date') return fc.date({ min: new Date('2020-01-01'), max: new Date('2030-12-31'), noInvalidDate: true }).map((d) => d.toISOString().slice(0, 10));
-      if (schema.format === 'date-time') return fc.date({ min: new Date('2020-01-01'), max: new Date('2030-12-31'), noInvalidDate: true }).map((d) => d.toISOString());
-      if (schema.format === 'uuid') return fc.uuid();
-      if (schema.format === 'email') return fc.constant('loja@example.com');
-      if (schema.format === 'uri') return fc.constant('https://example.com/');
-      return fc.string({ minLength: schema.minLength ?? 0, maxLength: Math.min(schema.maxLength ?? 20, 40) });
-  }
-}
-
-/** Every JSON path (as key lists) inside a value, the root excluded. */
-function pathsOf(value: unknown, at: Array<string | number> = []): Array<Array<string | number>> {
-  if (value === null || typeof value !== 'object') return [];
-  const entries: Array<[string | number, unknown]> = Array.isArray(value) ? value.map((v, i) => [i, v]) : Object.entries(value);
-  return entries.flatMap(([key, child]) => [[...at, key], ...pathsOf(child, [...at, key])]);
-}
-
-/** A copy of `value` with the node at `path` replaced by `change(old)` (or removed when it answers `undefined`). */
-function edit(value: unknown, path: Array<string | number>, change: (old: unknown) => unknown): unknown {
-  const copy = structuredClone(value) as any;
-  if (path.length === 0) return change(copy);
-  let parent = copy;
-  for (const key of path.slice(0, -1)) parent = parent[key];
-  const last = path[path.length - 1]!;
-  const next = change(parent[last]);
-  if (next === undefined) Array.isArray(parent) ? parent.splice(Number(last), 1) : delete parent[last];
-  else parent[last] = next;
-  return copy;
-}
+const weirdStrings = fc.oneof(
+  fc.string({ maxLength: 30 }),
+  hostileUrlValue,
+  fc.constantFrom(' ', '0', '-1', '99999999999999999999', 'null', '%00', "' OR 1=1 --", '00000000-0000-0000-0000-000000000000', '__proto__', 'constructor'),
+);
 
 const wrongTypeOf = (old: unknown): fc.Arbitrary<unknown> => {
   const others: unknown[] = [null, true, 12345, -1.5, 'texto', [], {}, [1, 'a'], { nested: { deep: 1 } }];
   return fc.constantFrom(...others.filter((o) => typeof o !== typeof old || Array.isArray(o) !== Array.isArray(old)));
 };
 
-const weirdStrings = fc.oneof(
-  fc.string({ maxLength: 30 }),
-  fc.constantFrom('', ' ', '0', '-1', '99999999999999999999', 'null', '../../etc/passwd', '%00', "' OR 1=1 --", '😀', 'a'.repeat(300), '00000000-0000-0000-0000-000000000000', '__proto__', 'constructor'),
-);
+interface Parts {
+  /** Path parameters, percent-encoded. */
+  path: Record<string, string>;
+  /** Query parameters, percent-encoded. */
+  query: Record<string, string>;
+  body: unknown;
+  /** The Authorization header, when not the operation's usual one. */
+  auth?: string;
+}
 
-/** Builds requests of one operation. */
-export function requestsOf(doc: OpenApiDocument, op: Operation, creds: Credentials): fc.Arbitrary<FuzzRequest> {
+const encodeAll = (values: Record<string, string> | undefined) => Object.fromEntries(Object.entries(values ?? {}).map(([k, v]) => [k, encodeUrlValue(v)]));
+const pick = <T>(items: T[]) => (items.length ? fc.constantFrom(...items) : fc.constant(undefined));
+
+/** Requests of one operation: `any` draws every kind, `valid` only valid requests. */
+export function requestsOf(doc: OpenApiDocument, op: Operation, world: World): { any: fc.Arbitrary<FuzzRequest>; valid: fc.Arbitrary<FuzzRequest> } {
   const example = exampleRequest(doc, op);
   const params = parametersOf(doc, op);
-  const kinds = securityKinds(doc, op);
+  const [pathParams, queryParams] = [params.filter((p) => p.in === 'path'), params.filter((p) => p.in === 'query')];
+  const security = securityKinds(doc, op);
   const content = deref(doc, op.operation.requestBody ?? {}).content ?? {};
   const bodySchema = example.mediaType ? content[example.mediaType]?.schema : undefined;
-  const isForm = example.mediaType === 'application/x-www-form-urlencoded';
-  const isMultipart = example.mediaType === 'multipart/form-data';
-  const exampleBody = op.operationId?.startsWith('issueAccessToken') ? creds.tokenForm : example.body;
-  const bodyPaths = isMultipart ? [] : pathsOf(exampleBody);
+  const [isForm, isMultipart] = [example.mediaType === 'application/x-www-form-urlencoded', example.mediaType === 'multipart/form-data'];
+  const bodyless = op.method === 'get' || op.method === 'head';
+  const [good, victim] = [clientCredentials(world.seller), clientCredentials(world.other)];
+  // Wrong secrets are only ever tried on the other seller's client: the throttle of failed attempts
+  // (429) must not lock out the client whose valid requests reach the 200.
+  const tokenForm = op.operationId === 'issueAccessToken';
+  const pool = (name: string) => world.real[SAME_AS[name] ?? name] ?? [];
 
-  const authHeaders = (): Record<string, string> => {
-    if (kinds.includes('oauth2')) return { authorization: `Bearer ${creds.token}` };
-    if (kinds.includes('http:basic')) return { authorization: creds.basic };
-    if (kinds.includes('http:bearer')) return { authorization: creds.admin };
+  const partsOf = (s: Scenario): Parts => ({ path: encodeAll({ ...example.path, ...s.path }), query: encodeAll({ ...example.query, ...s.query }), body: s.body ?? example.body, auth: s.auth });
+  const validParts = (world.valid[op.operationId] ?? fc.constant({})).map(partsOf);
+  const refusal = world.refusals[op.operationId]?.map(partsOf);
+  const parts = (kind: Kind) => (kind === 'refusal' && refusal) || (tokenForm && kind !== 'valid' ? validParts.map((p) => ({ ...p, body: victim.tokenForm })) : validParts);
+
+  const authorization = (kind: Kind): Record<string, string> => {
+    if (security.includes('oauth2')) return { authorization: `Bearer ${world.seller.token}` };
+    if (security.includes('http:basic')) return { authorization: kind === 'valid' ? good.basic : victim.basic };
+    if (security.includes('http:bearer')) return { authorization: world.admin };
     return {};
   };
-  const pathParam = (name: string, fallback: string) =>
-    creds.ids[name]?.length ? fc.constantFrom(fallback, ...creds.ids[name]!) : fc.constant(fallback);
 
-  const pathValues = fc.record(
-    Object.fromEntries(params.filter((p) => p.in === 'path').map((p) => [p.name, pathParam(p.name, example.path[p.name]!)])),
-  ) as fc.Arbitrary<Record<string, string>>;
-  const validQuery = fc.record(
-    Object.fromEntries(
-      params.filter((p) => p.in === 'query').map((p) => [p.name, p.required ? fc.constant(example.query[p.name]!) : fc.option(valueOf(doc, p.schema), { nil: undefined })]),
-    ),
-  ) as fc.Arbitrary<Record<string, unknown>>;
-
-  const build = (mutation: Mutation, path: Record<string, string>, query: Record<string, unknown>, body: unknown, extra: { headers?: Record<string, string>; raw?: string } = {}): FuzzRequest => {
-    let url = op.path.replace(/\{([^}]+)\}/g, (_, name) => encodeURIComponent(path[name] ?? ''));
-    const q = new URLSearchParams();
-    for (const [k, v] of Object.entries(query)) if (v !== undefined) q.set(k, typeof v === 'object' ? JSON.stringify(v) : String(v));
-    if ([...q].length) url += `?${q}`;
-    const headers: Record<string, string> = { ...example.header, ...authHeaders() };
-    let raw: string | FormData | undefined = extra.raw;
-    if (raw === undefined && example.mediaType && body !== undefined) {
-      if (isMultipart) raw = body as FormData;
-      else if (isForm) {
-        headers['content-type'] = 'application/x-www-form-urlencoded';
-        raw = new URLSearchParams(Object.entries((body ?? {}) as Record<string, unknown>).map(([k, v]) => [k, typeof v === 'object' ? JSON.stringify(v) : String(v)])).toString();
-      } else {
-        headers['content-type'] = 'application/json';
-        raw = JSON.stringify(body);
-      }
+  const build = (kind: Kind, p: Parts, extra: { headers?: Record<string, string>; raw?: string | Buffer; template?: string } = {}): FuzzRequest => {
+    let url = (extra.template ?? op.path).replace(/\{([^}]+)\}/g, (_, name) => p.path[name] ?? '');
+    const query = Object.entries(p.query).map(([k, v]) => `${encodeUrlValue(k)}=${v}`);
+    if (query.length) url += `?${query.join('&')}`;
+    const headers: Record<string, string> = { ...example.header, ...(p.auth ? { authorization: p.auth } : authorization(kind)) };
+    let body: FuzzRequest['body'] = extra.raw;
+    if (body === undefined && example.mediaType && p.body !== undefined) {
+      if (isMultipart) body = p.body as FormData;
+      else if (isForm) [headers['content-type'], body] = ['application/x-www-form-urlencoded', formText(p.body)];
+      else [headers['content-type'], body] = ['application/json', JSON.stringify(p.body)];
     }
     Object.assign(headers, extra.headers);
     for (const [k, v] of Object.entries(headers)) if (v === '') delete headers[k];
-    // fetch cannot send a body with GET/HEAD; those operations are fuzzed through path, query and token.
-    if (op.method === 'get' || op.method === 'head') {
-      raw = undefined;
-      delete headers['content-type'];
-    }
-    return { kind: mutation, method: op.method.toUpperCase(), path: url, headers, body: raw };
+    if (bodyless) [body, headers['content-type']] = [undefined, ''];
+    if (headers['content-type'] === '') delete headers['content-type'];
+    return { kind, method: op.method.toUpperCase(), path: url, headers, body };
   };
 
-  const pick = <T>(items: T[]) => (items.length ? fc.constantFrom(...items) : fc.constant(undefined));
-  const leafPaths = bodyPaths.filter((p) => {
-    const v = p.reduce((at: any, k) => at?.[k], exampleBody);
-    return v === null || typeof v !== 'object';
-  });
-  const numberPaths = bodyPaths.filter((p) => typeof p.reduce((at: any, k) => at?.[k], exampleBody) === 'number');
-  const stringPaths = bodyPaths.filter((p) => typeof p.reduce((at: any, k) => at?.[k], exampleBody) === 'string');
+  /** A kind built from the valid parts of the request and one more draw. */
+  const on = <T>(kind: Kind, draw: (p: Parts) => fc.Arbitrary<T>, make: (p: Parts, t: T) => FuzzRequest) =>
+    parts(kind).chain((p) => draw(p).map((t) => make(p, t)));
+  const bodyPathsOf = (p: Parts) => (isMultipart ? [] : pathsOf(p.body));
+  const leaves = (p: Parts, type: string) => bodyPathsOf(p).filter((at) => typeof valueAt(p.body, at) === type);
+  const withBody = (p: Parts, body: unknown): Parts => ({ ...p, body });
 
-  const byMutation: Record<Mutation, fc.Arbitrary<FuzzRequest>> = {
-    valid: fc.tuple(pathValues, validQuery).map(([p, q]) => build('valid', p, q, exampleBody)),
-    'valid-generated': fc
-      .tuple(pathValues, validQuery, bodySchema && !isMultipart && !isForm ? valueOf(doc, bodySchema) : fc.constant(exampleBody))
-      .map(([p, q, b]) => build('valid-generated', p, q, b)),
-    'wrong-type': fc
-      .tuple(pathValues, pick(bodyPaths))
-      .chain(([p, at]) => (at ? wrongTypeOf(at.reduce((v: any, k) => v?.[k], exampleBody)).map((w) => build('wrong-type', p, {}, edit(exampleBody, at, () => w))) : fc.constant(build('wrong-type', p, {}, exampleBody)))),
-    'missing-field': fc.tuple(pathValues, pick(bodyPaths)).map(([p, at]) => build('missing-field', p, {}, at ? edit(exampleBody, at, () => undefined) : undefined)),
-    'out-of-range': fc
-      .tuple(pathValues, pick(numberPaths), fc.constantFrom(-1, 0, -2147483649, 2 ** 53, 1e308, 0.5, -0.0001))
-      .map(([p, at, n]) => build('out-of-range', p, {}, at ? edit(exampleBody, at, () => n) : exampleBody)),
-    'oversized-string': fc
-      .tuple(pathValues, pick(stringPaths.length ? stringPaths : leafPaths), fc.integer({ min: 256, max: 20_000 }))
-      .map(([p, at, n]) => build('oversized-string', p, {}, at ? edit(exampleBody, at, () => 'x'.repeat(n)) : exampleBody)),
-    'huge-body': pathValues.map((p) =>
-      example.mediaType && !isMultipart
-        ? build('huge-body', p, {}, undefined, { raw: isForm ? `grant_type=${'a'.repeat(1_100_000)}` : JSON.stringify({ padding: 'a'.repeat(1_100_000) }), headers: { 'content-type': isForm ? 'application/x-www-form-urlencoded' : 'application/json' } })
-        : build('huge-body', p, {}, exampleBody),
+  /** A real value, another real one of its kind, one changed a little, or one the schema allows. */
+  const idLike = (name: string, current: string, schema: any) =>
+    fc.oneof(fc.constant(current), pick(pool(name)).map((v) => v ?? current), mutatedId(current), valueOf(doc, schema).map(String));
+
+  const generatedBody = bodySchema && !isMultipart ? valueOf(doc, bodySchema) : fc.constant(undefined);
+  const byKind: Record<Kind, fc.Arbitrary<FuzzRequest>> = {
+    valid: parts('valid').map((p) => build('valid', p)),
+    refusal: parts('refusal').map((p) => build('refusal', p)),
+    'valid-generated': on('valid-generated', () => fc.tuple(generatedBody, optionalQuery(doc, queryParams)), (p, [generated, query]) => {
+      let body = generated ?? p.body;
+      if (!tokenForm && body && typeof body === 'object' && p.body && typeof p.body === 'object')
+        for (const key of KEPT_IN_GENERATED) if (key in (p.body as object)) body = { ...(body as object), [key]: (p.body as any)[key] };
+      return build('valid-generated', { ...p, query: { ...p.query, ...query }, body });
+    }),
+    'mixed-ids': on(
+      'mixed-ids',
+      (p) => {
+        const idPaths = bodyPathsOf(p).filter((at) => typeof at.at(-1) === 'string' && pool(at.at(-1) as string).length && typeof valueAt(p.body, at) === 'string');
+        const path = fc.record(Object.fromEntries(pathParams.map((param) => [param.name, idLike(param.name, decodeURIComponent(p.path[param.name] ?? ''), param.schema)])));
+        const body = fc.tuple(...idPaths.map((at) => idLike(at.at(-1) as string, valueAt(p.body, at) as string, schemaAt(doc, bodySchema, at))));
+        return fc.tuple(path, body).map(([path, values]) => ({ path: path as Record<string, string>, body: idPaths.reduce((b, at, i) => edit(b, at, () => values[i]), p.body) }));
+      },
+      (p, { path, body }) => build('mixed-ids', { ...p, path: encodeAll(path), body }),
     ),
-    'malformed-json': fc
-      .tuple(pathValues, fc.constantFrom('{', '{"a":', 'null', '[]', '"text"', '{"a":1,}', '\u0000', '{"__proto__":{"x":1}}', '1e999999'))
-      .map(([p, raw]) => build('malformed-json', p, {}, undefined, { raw, headers: { 'content-type': 'application/json' } })),
-    'wrong-content-type': fc
-      .tuple(pathValues, fc.constantFrom('text/plain', 'application/xml', 'application/octet-stream', 'multipart/form-data; boundary=x', 'application/json; charset=latin1', 'application/x-www-form-urlencoded'))
-      .map(([p, type]) => build('wrong-content-type', p, {}, undefined, { raw: isMultipart ? 'not multipart' : JSON.stringify(exampleBody ?? {}), headers: { 'content-type': type } })),
-    'bad-token': fc
-      .tuple(pathValues, fc.constantFrom('Bearer ', 'Bearer x.y.z', `Bearer ${creds.token}x`, `Bearer ${creds.token.split('.').slice(0, 2).join('.')}.AAAA`, 'Basic Zm9vOmJhcg==', 'Basic !!!', 'Bearer sandbox-admin-tokenX', 'Token abc', 'Bearer ' + 'a'.repeat(5000)))
-      .map(([p, auth]) => build('bad-token', p, {}, exampleBody, { headers: { authorization: auth } })),
-    'no-token': pathValues.map((p) => build('no-token', p, {}, exampleBody, { headers: { authorization: '' } })),
-    'bad-path-param': fc
-      .tuple(pathValues, validQuery, weirdStrings)
-      // An empty, `.` or `..` segment would name another path (fetch resolves dot segments), not this operation.
-      .filter(([, , s]) => !['', '.', '..'].includes(s))
-      .map(([p, q, s]) => build('bad-path-param', Object.fromEntries(Object.keys(p).map((k) => [k, s])), q, exampleBody)),
-    'bad-query': fc
-      .tuple(pathValues, fc.dictionary(fc.constantFrom(...params.filter((p) => p.in === 'query').map((p) => p.name), 'unknown', 'page'), weirdStrings, { maxKeys: 3 }))
-      .map(([p, q]) => build('bad-query', p, { ...example.query, ...q }, exampleBody)),
+    'hostile-text': on(
+      'hostile-text',
+      (p) => {
+        const targets: Array<['body' | 'path' | 'query' | 'key' | 'file', Array<string | number>]> = [
+          ...(isMultipart ? [['file', []] as ['file', string[]]] : []),
+          ...leaves(p, 'string').map((at) => ['body', at] as ['body', Array<string | number>]),
+          ...pathParams.map((param) => ['path', [param.name]] as ['path', string[]]),
+          ...queryParams.map((param) => ['query', [param.name]] as ['query', string[]]),
+          ...(p.body && typeof p.body === 'object' && !isMultipart ? [['key', []] as ['key', string[]]] : []),
+        ];
+        return fc.tuple(pick(targets), hostileText, hostileUrlValue);
+      },
+      (p, [target, text, urlValue]) => {
+        const [where, at] = target ?? ['none', []];
+        if (where === 'body') return build('hostile-text', withBody(p, edit(p.body, at, () => text)));
+        if (where === 'file') return build('hostile-text', withBody(p, renamedFiles(p.body as FormData, text.slice(0, 500))));
+        if (where === 'key') return build('hostile-text', withBody(p, { ...(p.body as object), [text.slice(0, 200)]: 'x' }));
+        if (where === 'path' || where === 'query') return build('hostile-text', { ...p, [where]: { ...p[where], [at[0]!]: urlValue } });
+        return build('hostile-text', p);
+      },
+    ),
+    'boundary-number': on(
+      'boundary-number',
+      (p) => {
+        const numeric = [...leaves(p, 'number'), ...bodyPathsOf(p).filter((at) => ['integer', 'number'].includes(schemaAt(doc, bodySchema, at).type))];
+        const inUrl = params.filter((param) => ['integer', 'number'].includes(resolve(doc, param.schema).type));
+        return fc.oneof(
+          pick(numeric).chain((at) => (at ? boundaryNumbers(schemaAt(doc, bodySchema, at)).map((n) => withBody(p, edit(p.body, at, () => n))) : fc.constant(p))),
+          pick(inUrl).chain((param) =>
+            param ? boundaryNumbers(resolve(doc, param.schema)).map((n) => ({ ...p, [param.in]: { ...(p as any)[param.in], [param.name]: encodeUrlValue(String(n)) } })) : fc.constant(p),
+          ),
+        );
+      },
+      (_, changed) => build('boundary-number', changed as Parts),
+    ),
+    'path-spelling': on('path-spelling', () => pick(respelled(op.path, Object.keys(doc.paths))), (p, template) => build('path-spelling', p, { template })),
+    'wrong-type': on('wrong-type', (p) => pick(bodyPathsOf(p)).chain((at) => (at ? wrongTypeOf(valueAt(p.body, at)).map((w) => edit(p.body, at, () => w)) : fc.constant(p.body))), (p, body) => build('wrong-type', withBody(p, body))),
+    'missing-field': on('missing-field', (p) => pick(bodyPathsOf(p)), (p, at) => build('missing-field', withBody(p, at ? edit(p.body, at, () => undefined) : undefined))),
+    'huge-body': parts('huge-body').map((p) =>
+      example.mediaType && !isMultipart
+        ? build('huge-body', p, { raw: isForm ? `grant_type=${'a'.repeat(1_100_000)}` : JSON.stringify({ padding: 'a'.repeat(1_100_000) }), headers: { 'content-type': isForm ? 'application/x-www-form-urlencoded' : 'application/json' } })
+        : build('huge-body', p),
+    ),
+    'malformed-body': on(
+      'malformed-body',
+      () => fc.constantFrom<string | Buffer>('{', '{"a":', 'null', '[]', '"text"', '{"a":1,}', '\u0000', '{"__proto__":{"x":1}}', '1e999999', Buffer.from([0xff, 0xfe, 0x7b]), Buffer.from('{"a":"\xed\xa0\x80"}', 'latin1'), Buffer.from('{"a":"\xc0\xaf"}', 'latin1')),
+      (p, raw) => build('malformed-body', p, { raw, headers: { 'content-type': isForm ? 'application/x-www-form-urlencoded' : 'application/json' } }),
+    ),
+    'wrong-content-type': on(
+      'wrong-content-type',
+      () => fc.constantFrom('text/plain', 'application/xml', 'application/octet-stream', 'multipart/form-data; boundary=x', 'application/json; charset=latin1', 'application/x-www-form-urlencoded'),
+      (p, type) => build('wrong-content-type', p, { raw: isMultipart ? 'not multipart' : JSON.stringify(p.body ?? {}), headers: { 'content-type': type } }),
+    ),
+    'bad-token': on(
+      'bad-token',
+      () => fc.constantFrom('Bearer ', 'Bearer x.y.z', `Bearer ${world.seller.token}x`, `Bearer ${world.seller.token.split('.').slice(0, 2).join('.')}.AAAA`, 'Basic Zm9vOmJhcg==', 'Basic !!!', 'Bearer sandbox-admin-tokenX', 'Token abc', 'Bearer ' + 'a'.repeat(5000)),
+      (p, auth) => build('bad-token', p, { headers: { authorization: auth } }),
+    ),
+    'no-token': parts('no-token').map((p) => build('no-token', p, { headers: { authorization: '' } })),
+    'bad-path-param': on(
+      'bad-path-param',
+      // An empty, `.` or `..` segment names another path, not this operation.
+      () => weirdStrings.filter((s) => !['', '.', '..'].includes(s)),
+      (p, s) => build('bad-path-param', { ...p, path: Object.fromEntries(Object.keys(p.path).map((k) => [k, s.startsWith('%') ? s : encodeUrlValue(s)])) }),
+    ),
+    'bad-query': on(
+      'bad-query',
+      () => fc.dictionary(fc.constantFrom(...queryParams.map((param) => param.name), 'unknown', 'page'), weirdStrings.map((s) => (s.startsWith('%') ? s : encodeUrlValue(s))), { maxKeys: 3 }),
+      (p, query) => build('bad-query', { ...p, query: { ...p.query, ...query } }),
+    ),
   };
-  return fc.constantFrom(...MUTATIONS).chain((m) => byMutation[m]);
+  const drawn = Object.entries(KINDS).filter(([kind]) => kind !== 'refusal' || refusal);
+  const any = fc.oneof(...drawn.map(([kind, weight]) => ({ arbitrary: byKind[kind as Kind], weight })));
+  return { any, valid: byKind.valid };
 }
 
-export async function send(baseUrl: string, req: FuzzRequest): Promise<FuzzAnswer> {
-  const res = await fetch(baseUrl + req.path, { method: req.method, headers: req.headers, body: req.body, signal: AbortSignal.timeout(15_000) });
-  return { status: res.status, contentType: (res.headers.get('content-type') ?? '').split(';')[0]!.trim(), text: await res.text() };
+/** The form with every file part under another file name. */
+function renamedFiles(form: FormData, name: string): FormData {
+  const out = new FormData();
+  for (const [key, value] of form) typeof value === 'string' ? out.append(key, value) : out.append(key, value, name);
+  return out;
 }
 
-/** Why an answer breaks the contract of its operation, or undefined when it keeps it. */
-export function contractProblem(doc: OpenApiDocument, validate: ReturnType<typeof contractValidator>, op: Operation, answer: FuzzAnswer, rateLimited = false): string | undefined {
-  const status = String(answer.status);
-  if (answer.status >= 500) return `server error ${status}: ${answer.text.slice(0, 300)}`;
-  if (answer.status === 429 && rateLimited) return undefined;
-  const response = op.operation.responses[status];
-  if (!response) return `status ${status} not documented (documented: ${Object.keys(op.operation.responses).join(', ')}): ${answer.text.slice(0, 300)}`;
-  const content = deref(doc, response).content;
-  if (!content) return undefined;
-  if (!(answer.contentType in content)) return `content type "${answer.contentType}" not documented for ${status} (${Object.keys(content).join(', ')})`;
-  if (!/json/.test(answer.contentType)) return undefined;
-  let body: unknown;
-  try {
-    body = JSON.parse(answer.text);
-  } catch {
-    return `body of ${status} is not JSON: ${answer.text.slice(0, 200)}`;
+function formText(body: unknown): string {
+  return new URLSearchParams(Object.entries((body ?? {}) as Record<string, unknown>).map(([k, v]) => [k, typeof v === 'object' ? JSON.stringify(v) : String(v)])).toString();
+}
+
+/** Optional query parameters with values from their schemas (percent-encoded), some left out. */
+function optionalQuery(doc: OpenApiDocument, queryParams: any[]): fc.Arbitrary<Record<string, string>> {
+  const optional = queryParams.filter((p) => !p.required);
+  return fc
+    .record(Object.fromEntries(optional.map((p) => [p.name, fc.option(valueOf(doc, p.schema), { nil: undefined })])))
+    .map((q) => Object.fromEntries(Object.entries(q).filter(([, v]) => v !== undefined).map(([k, v]) => [k, encodeUrlValue(typeof v === 'object' ? JSON.stringify(v) : String(v))])));
+}
+
+/** Whether a path (with `{...}` placeholders) is one of `templates`, whatever values their parameters take. */
+function namesAPath(path: string, templates: string[]): boolean {
+  const segments = path.split('/');
+  return templates.some((t) => {
+    const parts = t.split('/');
+    return parts.length === segments.length && parts.every((part, i) => part === segments[i] || (/^\{.+\}$/.test(part) && segments[i] !== ''));
+  });
+}
+
+/**
+ * Other spellings of an operation's path template in which every `{parameter}` is still a whole
+ * segment (`/{id}%20` would be another value of the parameter, not another spelling of the path),
+ * and which name no path of the contract (`/subscriptions/.` is the path of one subscription).
+ */
+function respelled(template: string, templates: string[]): string[] {
+  const names = [...template.matchAll(/\{([^}]+)\}/g)].map((m) => m[1]!);
+  const numbered = names.reduce((t, name, i) => t.replace(`{${name}}`, `{${i}}`), template);
+  const literals = numbered.split('/').filter((s) => /^[a-z]/i.test(s)).length;
+  return [...new Set(Array.from({ length: literals }, (_, nth) => spellingsOf(numbered, nth)).flat())]
+    .filter((spelled) => names.every((_, i) => new RegExp(`/\\{${i}\\}(/|$)`).test(spelled)))
+    .filter((spelled) => !namesAPath(spelled, templates))
+    .map((spelled) => names.reduce((t, name, i) => t.replace(`{${i}}`, `{${name}}`), spelled));
+}
+
+export async function send(baseUrl: string, req: FuzzRequest): Promise<RawAnswer> {
+  let { body, headers } = req;
+  if (body instanceof FormData) {
+    const encoded = new Response(body);
+    headers = { ...headers, 'content-type': encoded.headers.get('content-type')! };
+    body = Buffer.from(await encoded.arrayBuffer());
   }
-  const check = validate(responsePointer(doc, op, status, answer.contentType));
-  if (!check(body)) return `body of ${status} breaks its schema: ${JSON.stringify(check.errors?.slice(0, 3))} body ${answer.text.slice(0, 300)}`;
-  return undefined;
+  return rawRequest(baseUrl, { method: req.method, path: req.path, headers, body });
 }
