@@ -1,7 +1,11 @@
 // One typed client for every area of the platform. Path keys carry each area's full base path, so
 // one `baseUrl` serves them all; the token endpoints go to `authUrl`.
-import createClient, { type Client } from 'openapi-fetch';
+import createClient, { type Client, type ClientPathsWithMethod, type FetchResponse, type MaybeOptionalInit } from 'openapi-fetch';
 import type { paths } from '@payment-platform/contract/types';
+import { findRoute } from './contract.ts';
+import { PlatformApiError } from './errors.ts';
+import { paymentLinkPages, type PaymentLinkPages } from './pagination.ts';
+import { DEFAULT_MAX_RETRIES, DEFAULT_RETRY_BASE_DELAY_MS, DEFAULT_RETRY_MAX_DELAY_MS, retryAfterMs } from './retry.ts';
 import {
   createAccessTokenCache,
   DEFAULT_SCOPE,
@@ -9,7 +13,7 @@ import {
   type AccessTokenCache,
   type TokenEndpointForm,
 } from './token.ts';
-import { platformTransport, type Fetch, type RequestObserver } from './transport.ts';
+import { platformTransport, type CallOptions, type Fetch, type RequestObserver } from './transport.ts';
 
 export interface PlatformClientOptions {
   /**
@@ -30,14 +34,64 @@ export interface PlatformClientOptions {
   tokenSkewSeconds?: number;
   /** Custom fetch (a proxy agent, a test double); receives the final request. */
   fetch?: Fetch;
-  /** Time limit of each HTTP exchange in milliseconds (token request, call and its retry each). */
+  /** Time limit of each HTTP exchange in milliseconds (token request, call and each retry). */
   timeoutMs?: number;
+  /** Aborts every call of the client (a shutdown); each call may also take its own `signal`. */
+  signal?: AbortSignal;
+  /**
+   * Retries of an operation that is safe to repeat (GET, token requests, the contract's idempotent
+   * updates) after a connection failure, a 429 or a 502/503/504. Default 2; 0 turns retries off.
+   * A creation (payment intent, subscription, product image) is never retried.
+   */
+  maxRetries?: number;
+  /** First backoff ceiling in milliseconds (default 500): retry n waits a random time in [0, base × 2^(n−1)]. */
+  retryBaseDelayMs?: number;
+  /** Longest wait before a retry (default 20 000); a longer `Retry-After` returns the answer instead. */
+  retryMaxDelayMs?: number;
   /** Called after each HTTP exchange with its operation, URL, status and duration; never a header or body. */
   observe?: RequestObserver;
 }
 
-/** The openapi-fetch client over the contract's `paths`: `data` and `error` typed per operation. */
-export type PlatformClient = Client<paths>;
+type HttpMethod = 'get' | 'put' | 'post' | 'delete' | 'options' | 'head' | 'patch' | 'trace';
+type RequiredKeysOfHelper<T> = { [K in keyof T]: {} extends Pick<T, K> ? never : K }[keyof T];
+type RequiredKeysOf<T> = RequiredKeysOfHelper<T> extends undefined ? never : RequiredKeysOfHelper<T>;
+type CallInit<Init> = RequiredKeysOf<Init> extends never
+  ? [(Init & CallOptions & { [key: string]: unknown })?]
+  : [Init & CallOptions & { [key: string]: unknown }];
+
+/** A call's answer, with `failure` when the status is not 2xx: the error body as a `PlatformApiError`. */
+export type PlatformResponse<R> = R extends { error: infer E } ? R & { failure: PlatformApiError<E> } : R & { failure?: undefined };
+
+type Operation<Path extends keyof paths, M extends HttpMethod> = paths[Path][M] extends infer O extends Record<string | number, any> ? O : never;
+type PlatformMethod<M extends HttpMethod> = <
+  Path extends ClientPathsWithMethod<Client<paths>, M>,
+  Init extends MaybeOptionalInit<paths[Path], M>,
+>(
+  url: Path,
+  ...init: CallInit<Init>
+) => Promise<PlatformResponse<FetchResponse<Operation<Path, M>, Init, `${string}/${string}`>>>;
+
+/**
+ * The openapi-fetch client over the contract's `paths` (`data` and `error` typed per operation),
+ * whose calls also take `signal`, `timeoutMs` and `maxRetries` and answer a `failure` on non-2xx,
+ * plus the payment link pages and iterator.
+ */
+export interface PlatformClient extends Omit<Client<paths>, 'GET' | 'PUT' | 'POST' | 'DELETE' | 'OPTIONS' | 'HEAD' | 'PATCH' | 'TRACE'>, PaymentLinkPages {
+  GET: PlatformMethod<'get'>;
+  PUT: PlatformMethod<'put'>;
+  POST: PlatformMethod<'post'>;
+  DELETE: PlatformMethod<'delete'>;
+  OPTIONS: PlatformMethod<'options'>;
+  HEAD: PlatformMethod<'head'>;
+  PATCH: PlatformMethod<'patch'>;
+  TRACE: PlatformMethod<'trace'>;
+}
+
+/** A call's `data`, or its `failure` thrown (for code that prefers exceptions). */
+export function dataOrThrow<R extends { data?: unknown; failure?: PlatformApiError<unknown> }>(result: R): NonNullable<R['data']> {
+  if (result.failure) throw result.failure;
+  return result.data as NonNullable<R['data']>;
+}
 
 function hostUrl(name: string, value: string): string {
   let url: URL;
@@ -52,6 +106,14 @@ function hostUrl(name: string, value: string): string {
   return url.href.replace(/\/+$/, '');
 }
 
+const METHODS = ['GET', 'PUT', 'POST', 'DELETE', 'OPTIONS', 'HEAD', 'PATCH', 'TRACE'] as const;
+
+function nonNegative(name: string, value: number | undefined, fallback: number): number {
+  if (value === undefined) return fallback;
+  if (!Number.isFinite(value) || value < 0) throw new TypeError(`${name} must be a number >= 0`);
+  return value;
+}
+
 export function createPlatformClient(options: PlatformClientOptions): PlatformClient {
   const baseUrl = hostUrl('baseUrl', options.baseUrl);
   const authUrl = hostUrl('authUrl', options.authUrl ?? options.baseUrl);
@@ -61,6 +123,12 @@ export function createPlatformClient(options: PlatformClientOptions): PlatformCl
     authUrl,
     fetch: options.fetch ?? ((request) => globalThis.fetch(request)),
     timeoutMs: options.timeoutMs,
+    signal: options.signal,
+    maxRetries: Math.floor(nonNegative('maxRetries', options.maxRetries, DEFAULT_MAX_RETRIES)),
+    retry: {
+      baseDelayMs: nonNegative('retryBaseDelayMs', options.retryBaseDelayMs, DEFAULT_RETRY_BASE_DELAY_MS),
+      maxDelayMs: nonNegative('retryMaxDelayMs', options.retryMaxDelayMs, DEFAULT_RETRY_MAX_DELAY_MS),
+    },
     observe: options.observe,
     tokens: () => tokens,
   });
@@ -73,5 +141,26 @@ export function createPlatformClient(options: PlatformClientOptions): PlatformCl
     const credentials = { clientId, clientSecret, scope: options.scope ?? DEFAULT_SCOPE, form: options.tokenEndpoint ?? 'form' };
     tokens = createAccessTokenCache(() => requestAccessToken(tokenClient, credentials), { skewSeconds: options.tokenSkewSeconds });
   }
-  return createClient<paths>({ baseUrl, fetch: transport });
+
+  const base = createClient<paths>({ baseUrl, fetch: transport });
+  type Result = { error?: unknown; response: Response; failure?: PlatformApiError };
+  // A non-2xx answer also gets its `failure`: the error body with the operationId, status and code.
+  const withFailure = (method: string, path: string, result: Result): Result => {
+    const { response } = result;
+    if (!response.ok) {
+      const operationId = findRoute(method, path)?.operationId;
+      result.failure = new PlatformApiError(operationId, response.status, result.error, retryAfterMs(response.headers.get('retry-after')));
+    }
+    return result;
+  };
+  const client = { ...base } as Record<string, unknown>;
+  for (const method of METHODS) {
+    const call = base[method] as (path: string, init?: unknown) => Promise<Result>;
+    client[method] = async (path: string, init?: unknown) => withFailure(method, path, await call(path, init));
+  }
+  const request = base.request as (method: string, path: string, init?: unknown) => Promise<Result>;
+  client.request = async (method: string, path: string, init?: unknown) => withFailure(method.toUpperCase(), path, await request(method, path, init));
+  const platform = client as unknown as PlatformClient;
+  Object.assign(platform, paymentLinkPages(platform));
+  return platform;
 }

@@ -87,3 +87,117 @@ export function platformErrorMessage(error: PaymentLinkError | WebCheckoutError 
   if (typeof error === 'string') return error;
   return error.message ?? 'platform error without a message';
 }
+
+/** The platform's own error code of any area's body: `error_code`, `code` or `error` (none for recurrence bodies). */
+export function platformErrorCode(body: unknown): string | undefined {
+  if (!isRecord(body)) return undefined;
+  for (const key of ['error_code', 'code', 'error'] as const) {
+    if (typeof body[key] === 'string') return body[key];
+  }
+  return undefined;
+}
+
+/** The platform's own message of any area's body: `message`, `error_description`, or the plain-text body. */
+export function platformErrorText(body: unknown): string | undefined {
+  if (typeof body === 'string') return body || undefined;
+  if (!isRecord(body)) return undefined;
+  if (typeof body.message === 'string') return body.message;
+  if (typeof body.error_description === 'string') return body.error_description;
+  return undefined;
+}
+
+/** What every error of the client carries, returned or thrown. */
+export interface PlatformErrorDetails {
+  /** The contract's operationId of the failed exchange (the token request's when it was the one to fail). */
+  operationId: string | undefined;
+  /** HTTP status of the answer; undefined when there was none (network failure, timeout, abort). */
+  status: number | undefined;
+  /**
+   * The platform's error code (`error_code`, `code` or `error` of the body); the recurrence areas
+   * have none (their `message` is the fixed identifier); for failures without an answer, the
+   * client's own: `timeout`, `aborted`, `connection_error`, `missing_credentials`.
+   */
+  code: string | undefined;
+  /** The platform's message (`message`, `error_description` or the plain-text body), or the client's. */
+  platformMessage: string | undefined;
+}
+
+/**
+ * The base of every error the client makes: `operationId`, `status`, `code` and `platformMessage`,
+ * whatever went wrong. `isPlatformError` narrows to it.
+ */
+export class PlatformError extends Error implements PlatformErrorDetails {
+  override name = 'PlatformError';
+  readonly operationId: string | undefined;
+  readonly status: number | undefined;
+  readonly code: string | undefined;
+  readonly platformMessage: string | undefined;
+
+  constructor(details: PlatformErrorDetails, message: string, options?: { cause?: unknown }) {
+    super(message, options);
+    this.operationId = details.operationId;
+    this.status = details.status;
+    this.code = details.code;
+    this.platformMessage = details.platformMessage;
+  }
+}
+
+export function isPlatformError(value: unknown): value is PlatformError {
+  return value instanceof PlatformError;
+}
+
+function describe(operationId: string | undefined, status: number | undefined, code: string | undefined, text: string | undefined): string {
+  const what = operationId ?? 'request';
+  const reason = [code, text].filter(Boolean).join(': ') || 'no error body';
+  return status === undefined ? `${what} failed, ${reason}` : `${what} answered ${status}, ${reason}`;
+}
+
+/**
+ * A platform answer that is not 2xx, as an Error: the call's result carries it as `failure` (next to
+ * the typed `error` body), the page and iterator helpers throw it, `dataOrThrow` throws it.
+ */
+export class PlatformApiError<Body = unknown> extends PlatformError {
+  override name = 'PlatformApiError';
+  declare readonly status: number;
+  /** The error body as answered (typed per operation on a call's `failure`). */
+  readonly body: Body;
+  /** Milliseconds the platform asked to wait (`Retry-After` of a 429 or 503), when it did. */
+  readonly retryAfterMs: number | undefined;
+
+  constructor(operationId: string | undefined, status: number, body: Body, retryAfterMs?: number) {
+    const code = platformErrorCode(body);
+    const platformMessage = platformErrorText(body);
+    super({ operationId, status, code, platformMessage }, describe(operationId, status, code, platformMessage));
+    this.body = body;
+    this.retryAfterMs = retryAfterMs;
+  }
+}
+
+export function isPlatformApiError(value: unknown): value is PlatformApiError {
+  return value instanceof PlatformApiError;
+}
+
+/** Why no answer came: the exchange timed out, the caller aborted, or the connection failed. */
+export type ConnectionFailure = 'timeout' | 'aborted' | 'connection_error';
+
+/**
+ * No answer came, after the retries the operation allows. `name` keeps the usual names
+ * (`TimeoutError`, `AbortError`, or `ConnectionError` for a network failure), `cause` is the
+ * original error, `attempts` the exchanges made.
+ */
+export class PlatformConnectionError extends PlatformError {
+  declare readonly code: ConnectionFailure;
+  declare readonly status: undefined;
+  readonly attempts: number;
+
+  constructor(operationId: string | undefined, code: ConnectionFailure, attempts: number, cause: unknown) {
+    const text = cause instanceof Error ? cause.message : String(cause);
+    super({ operationId, status: undefined, code, platformMessage: undefined }, `${describe(operationId, undefined, code, text)} (${attempts} attempt${attempts === 1 ? '' : 's'})`, { cause });
+    this.name = code === 'timeout' ? 'TimeoutError' : code === 'aborted' ? 'AbortError' : 'ConnectionError';
+    this.attempts = attempts;
+  }
+}
+
+export function isPlatformConnectionError(value: unknown): value is PlatformConnectionError {
+  return value instanceof PlatformConnectionError;
+}

@@ -2,7 +2,7 @@
 // until shortly before `expires_in` runs out, and fetched by one request however many calls wait.
 import type { Client } from 'openapi-fetch';
 import type { paths } from '@payment-platform/contract/types';
-import { isOAuthError, isTokenError, type OAuthError, type TokenError } from './errors.ts';
+import { isOAuthError, isTokenError, PlatformError, type OAuthError, type TokenError } from './errors.ts';
 
 /** The two token endpoint forms of the contract. */
 export type TokenEndpointForm =
@@ -24,22 +24,20 @@ export interface IssuedToken {
  * (`TokenError` for `form`, `OAuthError` for `basic`) when the answer had that shape. Neither the
  * message nor any property carries the client secret or a token.
  */
-export class TokenEndpointError extends Error {
-  override readonly name = 'TokenEndpointError';
+export class TokenEndpointError extends PlatformError {
+  override name = 'TokenEndpointError';
   readonly form: TokenEndpointForm;
-  readonly status: number;
+  declare readonly status: number;
   readonly body: TokenError | OAuthError | undefined;
 
   constructor(form: TokenEndpointForm, status: number, body: unknown) {
     const shaped = isTokenError(body) ? body : isOAuthError(body) ? body : undefined;
-    const reason = isTokenError(shaped)
-      ? `${shaped.error_code}: ${shaped.message}`
-      : isOAuthError(shaped)
-        ? `${shaped.error}: ${shaped.error_description}`
-        : 'no token in the answer';
-    super(`token endpoint (${form} form) answered ${status}, ${reason}`);
+    const code = isTokenError(shaped) ? shaped.error_code : isOAuthError(shaped) ? shaped.error : undefined;
+    const platformMessage = isTokenError(shaped) ? shaped.message : isOAuthError(shaped) ? shaped.error_description : undefined;
+    const reason = code === undefined ? 'no token in the answer' : `${code}: ${platformMessage}`;
+    const operationId = form === 'form' ? 'issueAccessToken' : 'issueAccessTokenWithBasicAuth';
+    super({ operationId, status, code, platformMessage }, `token endpoint (${form} form) answered ${status}, ${reason}`);
     this.form = form;
-    this.status = status;
     this.body = shaped;
   }
 }

@@ -23,6 +23,8 @@ beforeAll(async () => {
     baseUrl: `http://127.0.0.1:${port}`,
     clientId: 'demo-seller-client',
     clientSecret: 'demo-seller-secret',
+    // Each documented status once, as answered: the mock answers a preferred 429 or 503 every time.
+    maxRetries: 0,
     observe: (o) => observations.push(o),
     fetch: (request) => {
       sentAuthorization.set(`${request.method} ${new URL(request.url).pathname}`, request.headers.get('authorization'));

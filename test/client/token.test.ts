@@ -96,9 +96,9 @@ describe('access tokens of the platform client', () => {
       ['Bearer token-1', JSON.stringify(body)],
       ['Bearer token-2', JSON.stringify(body)],
     ]);
-    expect(observed.filter((o) => o.operationId === 'createPaymentIntent').map((o) => [o.attempt, o.status])).toEqual([
-      [1, 401],
-      [2, 201],
+    expect(observed.filter((o) => o.operationId === 'createPaymentIntent').map((o) => [o.attempt, o.status, o.retryInMs])).toEqual([
+      [1, 401, 0],
+      [2, 201, undefined],
     ]);
   });
 
@@ -138,6 +138,7 @@ describe('access tokens of the platform client', () => {
     const { response } = await client.GET('/dpy/payment-link/v1/payment-links/by-short-id/{short_id}', { params: { path: { short_id: 'abc' } } });
     expect(response.status).toBe(200);
     await expect(getSeller(client)).rejects.toThrow(/getSeller needs an access token/);
+    await expect(getSeller(client)).rejects.toMatchObject({ name: 'PlatformError', operationId: 'getSeller', code: 'missing_credentials', status: undefined });
   });
 
   it('uses the first form: credentials and scope in the form body', async () => {
@@ -195,7 +196,7 @@ describe('access tokens of the platform client', () => {
     const failure = await getSeller(clientFor()).catch((e: unknown) => e);
     expect(isTokenEndpointError(failure)).toBe(true);
     const error = failure as TokenEndpointError;
-    expect(error).toMatchObject({ form: 'form', status: 401 });
+    expect(error).toMatchObject({ form: 'form', status: 401, operationId: 'issueAccessToken', code: 'invalid_credentials', platformMessage: 'Invalid client credentials' });
     expect(isTokenError(error.body) && error.body.error_code).toBe('invalid_credentials');
     expect(error.message).toBe('token endpoint (form form) answered 401, invalid_credentials: Invalid client credentials');
     expect(platform.apiRequests).toHaveLength(0);
@@ -220,9 +221,13 @@ describe('access tokens of the platform client', () => {
 
   it('bounds each exchange with timeoutMs', async () => {
     platform.apiDelayMs = 500;
-    const client = clientFor({ timeoutMs: 100 });
-    await expect(getSeller(client)).rejects.toMatchObject({ name: 'TimeoutError' });
-    expect(observed.at(-1)).toMatchObject({ operationId: 'getSeller', error: 'TimeoutError' });
+    const client = clientFor({ timeoutMs: 100, maxRetries: 1, retryBaseDelayMs: 1 });
+    await expect(getSeller(client)).rejects.toMatchObject({ name: 'TimeoutError', code: 'timeout', operationId: 'getSeller', attempts: 2 });
+    // A GET is retried after a timed-out exchange; the last one ends the call.
+    expect(observed.filter((o) => o.operationId === 'getSeller').map((o) => [o.attempt, o.error, o.retryInMs !== undefined])).toEqual([
+      [1, 'TimeoutError', true],
+      [2, 'TimeoutError', false],
+    ]);
   });
 
   it('never shows the token or the client secret to the observer or in errors', async () => {
