@@ -2,13 +2,15 @@
 // answer 200 only once the handler has finished, because a 200 ends the platform's delivery (any
 // other answer is retried, up to 10 attempts; see the webhook's retry policy in the contract).
 // Typed on Node's http objects, so it mounts in Express 4 or 5 (`app.post('/', receiver)`) and in a
-// bare `http.createServer(receiver)` alike, without Express types in the package's declarations.
+// bare `http.createServer(receiver)` alike, without Express types in the package's declarations; and
+// as a Fetch API handler (`Request` → `Response`) for Next.js route handlers, Hono and the like.
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import {
   isCheckoutNotificationError,
   validateCheckoutNotification,
   verifyNotificationCredentials,
   type CheckoutNotification,
+  type HeaderBag,
   type NotificationCredentials,
 } from './verify.ts';
 
@@ -53,36 +55,99 @@ function answer(res: ServerResponse, status: number, body?: object, headers: Rec
   res.end(JSON.stringify(body));
 }
 
+/** The receiver's answer, whatever the framework. */
+interface Answer {
+  status: number;
+  body?: object;
+  headers?: Record<string, string>;
+}
+
+const unauthorized: Answer = { status: 401, body: { error: 'invalid_credentials' }, headers: { 'www-authenticate': 'Basic realm="checkout-notification"' } };
+
+/** The receiver's decision: verify, hand over, answer. `readBody` reads the raw body within the limit. */
+async function receive(
+  method: string | undefined,
+  headers: HeaderBag,
+  readBody: () => Promise<unknown>,
+  options: CheckoutNotificationReceiverOptions,
+): Promise<Answer> {
+  if (method !== 'POST') return { status: 405, body: { error: 'method_not_allowed' }, headers: { allow: 'POST' } };
+  let notification: CheckoutNotification;
+  try {
+    // Credentials first: a stranger's body is not even read.
+    verifyNotificationCredentials(headers, options.credentials);
+    notification = validateCheckoutNotification(await readBody());
+  } catch (error) {
+    if (error instanceof BodyTooLarge) return { status: 413, body: { error: 'payload_too_large' } };
+    // Not the platform's fault (the receiver could not run): the caller answers 500 or passes it on.
+    if (!isCheckoutNotificationError(error)) throw error;
+    // Which of user and password is wrong is never told.
+    if (error.reason !== 'invalid_payload') return unauthorized;
+    return { status: 400, body: { error: 'invalid_payload', problems: error.problems } };
+  }
+  try {
+    await options.onNotification(notification);
+  } catch (error) {
+    options.onError?.(error, notification);
+    return { status: 500, body: { error: 'handler_failed' } };
+  }
+  return { status: 200 };
+}
+
+/** For Express 4 or 5 (`app.post(path, receiver)`) and `http.createServer(receiver)`. */
 export function checkoutNotificationReceiver(
   options: CheckoutNotificationReceiverOptions,
 ): (req: NotificationRequest, res: ServerResponse, next?: (error?: unknown) => void) => Promise<void> {
   const limitBytes = options.limitBytes ?? 1024 * 1024;
   return async (req, res, next) => {
-    if (req.method !== 'POST') return answer(res, 405, { error: 'method_not_allowed' }, { allow: 'POST' });
-    let notification: CheckoutNotification;
+    let outcome: Answer;
     try {
-      // Credentials first: a stranger's body is not even read.
-      verifyNotificationCredentials(req.headers, options.credentials);
-      notification = validateCheckoutNotification(await readBody(req, limitBytes));
+      outcome = await receive(req.method, req.headers, () => readBody(req, limitBytes), options);
     } catch (error) {
-      if (error instanceof BodyTooLarge) return answer(res, 413, { error: 'payload_too_large' });
-      if (!isCheckoutNotificationError(error)) {
-        // Not the platform's fault (the receiver could not run): the platform will retry.
-        if (next) return next(error);
-        return answer(res, 500, { error: 'receiver_failed' });
-      }
-      if (error.reason !== 'invalid_payload') {
-        // Which of user and password is wrong is never told.
-        return answer(res, 401, { error: 'invalid_credentials' }, { 'www-authenticate': 'Basic realm="checkout-notification"' });
-      }
-      return answer(res, 400, { error: 'invalid_payload', problems: error.problems });
+      if (next) return next(error);
+      outcome = { status: 500, body: { error: 'receiver_failed' } };
     }
+    answer(res, outcome.status, outcome.body, outcome.headers);
+  };
+}
+
+async function readRequestBody(request: Request, limitBytes: number): Promise<Uint8Array> {
+  const declared = Number(request.headers.get('content-length'));
+  if (declared > limitBytes) throw new BodyTooLarge();
+  if (!request.body) return new Uint8Array();
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  const reader = request.body.getReader();
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    size += value.byteLength;
+    if (size > limitBytes) {
+      await reader.cancel();
+      throw new BodyTooLarge();
+    }
+    chunks.push(value);
+  }
+  return Buffer.concat(chunks);
+}
+
+/**
+ * The same receiver for Fetch API handlers (`Request` in, `Response` out): Next.js route handlers,
+ * Hono, Bun, Deno, Cloudflare Workers. Same answers as the Node receiver; an unexpected failure is
+ * answered 500 (the platform retries).
+ */
+export function checkoutNotificationHandler(options: CheckoutNotificationReceiverOptions): (request: Request) => Promise<Response> {
+  const limitBytes = options.limitBytes ?? 1024 * 1024;
+  return async (request) => {
+    let outcome: Answer;
     try {
-      await options.onNotification(notification);
-    } catch (error) {
-      options.onError?.(error, notification);
-      return answer(res, 500, { error: 'handler_failed' });
+      outcome = await receive(request.method, request.headers, () => readRequestBody(request, limitBytes), options);
+    } catch {
+      outcome = { status: 500, body: { error: 'receiver_failed' } };
     }
-    answer(res, 200);
+    const headers = new Headers(outcome.headers);
+    if (outcome.body === undefined) return new Response(null, { status: outcome.status, headers });
+    headers.set('content-type', 'application/json');
+    return new Response(JSON.stringify(outcome.body), { status: outcome.status, headers });
   };
 }

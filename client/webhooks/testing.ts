@@ -1,0 +1,103 @@
+// Test helpers for the merchant's receiver: a valid checkout notification of any mode, and the exact
+// request the platform would send with it (JSON body, Basic credentials), so that a receiver is
+// unit-tested without a sandbox. Every notification built here passes the contract's compiled check;
+// overrides that break the contract are refused at once, naming the field.
+import { randomUUID } from 'node:crypto';
+import { validateCheckoutNotification, type CheckoutNotification, type NotificationCredentials } from './verify.ts';
+
+export type CheckoutNotificationMode = CheckoutNotification['mode'];
+export type CheckoutPaymentStatus = CheckoutNotification['payment']['result']['status'];
+
+export interface TestCheckoutNotificationOptions {
+  /** `instant` (a payment intent, the default), `payment_link` or `recurring` (a subscription charge). */
+  mode?: CheckoutNotificationMode;
+  /** `Authorized` (default) or `Denied`. */
+  status?: CheckoutPaymentStatus;
+  /** Amount in minor units (default 15990) and currency (default BRL). */
+  amount?: number;
+  currency?: string;
+  /** The merchant's order id (default: one made up per mode). */
+  orderId?: string;
+  /** Top-level fields replaced as given (`payment`, `customer`, `seller`, ...), after the above. */
+  overrides?: Partial<CheckoutNotification>;
+}
+
+const customer: NonNullable<CheckoutNotification['customer']> = {
+  customer_id: '52998224725', first_name: 'Maria', last_name: 'Souza', name: 'Maria Souza', email: 'maria@example.com',
+  document_type: 'CPF', document_number: '52998224725',
+  billing_address: { street: 'Rua das Flores', number: '120', city: 'São Paulo', state: 'SP', country: 'BR', postal_code: '01310100' },
+};
+
+const referenceCode = () => randomUUID().replace(/-/g, '').slice(0, 12).toUpperCase();
+
+/**
+ * A checkout notification as the platform sends it, valid against the contract: fresh ids, the
+ * fields of the mode (`payment_intent_id` only for `instant`), the result of the status.
+ */
+export function buildCheckoutNotification(options: TestCheckoutNotificationOptions = {}): CheckoutNotification {
+  const mode = options.mode ?? 'instant';
+  const status = options.status ?? 'Authorized';
+  const amount = options.amount ?? 15990;
+  const authorized = status === 'Authorized';
+  const productType = mode === 'recurring' ? 'renew_subs' : mode === 'payment_link' ? 'service' : 'physical_goods';
+  const notification: CheckoutNotification = {
+    checkout_id: randomUUID(),
+    ...(mode === 'instant' ? { payment_intent_id: randomUUID() } : {}),
+    order_id: options.orderId ?? (mode === 'instant' ? 'PED-TEST-0001' : mode === 'payment_link' ? randomUUID() : 'ASSIN-TEST-0001'),
+    mode,
+    customer,
+    payment: {
+      method: 'credit',
+      amount,
+      currency: options.currency ?? 'BRL',
+      result: {
+        payment_id: randomUUID(),
+        status,
+        ...(authorized ? { authorization_code: '123456' } : {}),
+        transaction_datetime: new Date().toISOString().replace(/\.\d{3}Z$/, 'Z'),
+        return_message: authorized ? 'Transaction authorized' : 'Insufficient funds',
+        return_code: authorized ? '00' : '51',
+      },
+    },
+    reference_code: referenceCode(),
+    product: [{ product_type: productType, title: 'Produto de teste', value: amount, quantity: 1 }],
+    ...options.overrides,
+  };
+  // Throws a CheckoutNotificationError naming the field when an override breaks the contract.
+  return validateCheckoutNotification(notification);
+}
+
+/** The `Authorization` header the platform sends: Basic with the merchant's notification credentials. */
+export function notificationAuthorization(credentials: NotificationCredentials): string {
+  return `Basic ${Buffer.from(`${credentials.user}:${credentials.password}`, 'utf8').toString('base64')}`;
+}
+
+/** The delivery as the merchant's server receives it. */
+export interface TestNotificationDelivery {
+  method: 'POST';
+  headers: { 'content-type': 'application/json'; authorization: string };
+  /** The JSON text, as it travels. */
+  body: string;
+  notification: CheckoutNotification;
+  /** The same delivery as a Fetch API `Request` to `url` (for a `(Request) => Response` handler). */
+  toRequest(url?: string): Request;
+}
+
+/**
+ * The request the platform would send for `notification` (built with `buildCheckoutNotification`
+ * when omitted): POST, JSON body, Basic credentials. Give other credentials to test a refusal.
+ */
+export function checkoutNotificationRequest(
+  credentials: NotificationCredentials,
+  notification: CheckoutNotification = buildCheckoutNotification(),
+): TestNotificationDelivery {
+  const headers = { 'content-type': 'application/json', authorization: notificationAuthorization(credentials) } as const;
+  const body = JSON.stringify(notification);
+  return {
+    method: 'POST',
+    headers,
+    body,
+    notification,
+    toRequest: (url = 'http://merchant.test/webhooks/checkout') => new Request(url, { method: 'POST', headers, body }),
+  };
+}
