@@ -8,32 +8,6 @@ var __commonJS = (cb, mod) => function __require() {
   }
 };
 
-// node_modules/ajv/dist/runtime/ucs2length.js
-var require_ucs2length = __commonJS({
-  "node_modules/ajv/dist/runtime/ucs2length.js"(exports) {
-    "use strict";
-    Object.defineProperty(exports, "__esModule", { value: true });
-    function ucs2length(str) {
-      const len = str.length;
-      let length = 0;
-      let pos = 0;
-      let value;
-      while (pos < len) {
-        length++;
-        value = str.charCodeAt(pos++);
-        if (value >= 55296 && value <= 56319 && pos < len) {
-          value = str.charCodeAt(pos);
-          if ((value & 64512) === 56320)
-            pos++;
-        }
-      }
-      return length;
-    }
-    exports.default = ucs2length;
-    ucs2length.code = 'require("ajv/dist/runtime/ucs2length").default';
-  }
-});
-
 // node_modules/ajv-formats/dist/formats.js
 var require_formats = __commonJS({
   "node_modules/ajv-formats/dist/formats.js"(exports) {
@@ -237,12 +211,39 @@ var require_formats = __commonJS({
   }
 });
 
+// node_modules/ajv/dist/runtime/ucs2length.js
+var require_ucs2length = __commonJS({
+  "node_modules/ajv/dist/runtime/ucs2length.js"(exports) {
+    "use strict";
+    Object.defineProperty(exports, "__esModule", { value: true });
+    function ucs2length(str) {
+      const len = str.length;
+      let length = 0;
+      let pos = 0;
+      let value;
+      while (pos < len) {
+        length++;
+        value = str.charCodeAt(pos++);
+        if (value >= 55296 && value <= 56319 && pos < len) {
+          value = str.charCodeAt(pos);
+          if ((value & 64512) === 56320)
+            pos++;
+        }
+      }
+      return length;
+    }
+    exports.default = ucs2length;
+    ucs2length.code = 'require("ajv/dist/runtime/ucs2length").default';
+  }
+});
+
 // <stdin>
 var validate = validate20;
 var stdin_default = validate20;
 var schema33 = { "type": "object", "description": "Payload of the checkout notification: the payment authorization result of a checkout.\n\n**Package decision (the seed lists `mode` values without saying which source sends which):**\n\n| `mode` | Source | `payment_intent_id` | `order_id` |\n|---|---|---|---|\n| `instant` | a payment intent of this area (`POST /payment-intent`) | the intent's id | the intent's `order_id`, when it had one |\n| `payment_link` | an order placed through a payment link | absent | the link order's `order_id` |\n| `recurring` | a subscription charge | absent | the subscription's `order_id` |\n\nFor `payment_link` and `recurring`, `customer` is built from the order or subscription customer\n(`customer_id` = `document_number` when the source has no id), so it keeps the payment intent\nrequest's shape.\n", "required": ["checkout_id", "mode", "payment"], "properties": { "checkout_id": { "type": "string", "format": "uuid", "pattern": "^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-4[0-9a-fA-F]{3}-[89abAB][0-9a-fA-F]{3}-[0-9a-fA-F]{12}$", "description": "Id of the checkout (UUID v4); one checkout per payment intent, link order or subscription charge." }, "payment_intent_id": { "type": "string", "format": "uuid", "pattern": "^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-4[0-9a-fA-F]{3}-[89abAB][0-9a-fA-F]{3}-[0-9a-fA-F]{12}$", "description": "Id of the payment intent (UUID v4), for mode `instant`." }, "order_id": { "type": "string", "description": "The merchant's order id (see the table)." }, "mode": { "type": "string", "description": "`instant` (instant payments), `payment_link` (one-time payments from a link) or `recurring` (recurring payments).", "enum": ["instant", "payment_link", "recurring"] }, "seller": { "$ref": "#/components/schemas/CheckoutNotificationSeller" }, "customer": { "$ref": "#/components/schemas/CheckoutCustomer" }, "shipping": { "$ref": "#/components/schemas/CheckoutShipping" }, "payment": { "$ref": "#/components/schemas/CheckoutNotificationPayment" }, "frontend": { "$ref": "#/components/schemas/CheckoutFrontend" }, "pickup_store": { "type": "boolean", "description": "The order is picked up by the customer (from the payment intent)." }, "shipping_method": { "type": "string", "description": "Shipping method (from the payment intent)." }, "soft_descriptor": { "type": "string", "description": "Text on the customer's statement (from the payment intent)." }, "reference_code": { "type": "string", "description": "Reference of the order.\n\n**Package decision (the seed does not show its source):** for `payment_link`, the link order's\n`reference_code`; for `instant` and `recurring`, the platform's reference of the checkout\n(12 upper-case letters and digits).\n" }, "product": { "type": "array", "description": "Products of the order, as in the payment intent request; absent for card verification.", "items": { "$ref": "#/components/schemas/CheckoutProduct" } }, "device_fingerprint": { "type": "string", "description": "Fingerprint of the consumer's device collected by the hosted checkout." } } };
-var schema63 = { "type": "object", "description": "What the hosted checkout front end saw.\n\n**Package decision (the seed marks inner fields required but not the object):** `frontend` itself\nis optional. It is sent for every payment made through a hosted page (modes `instant` and\n`payment_link`) and absent for `recurring` charges, which have no front end.\n", "required": ["sales_channel", "application_version", "ip"], "properties": { "link": { "type": "string", "description": "Origin of the front end request (the page address)." }, "time_page": { "type": "integer", "minimum": 0, "description": "Seconds the customer spent on the page." }, "sales_channel": { "type": "string", "description": "Channel of the sale.", "enum": ["WEB", "MOBILE", "ANDROID", "IOS"] }, "application_version": { "type": "string", "description": "Version of the front end application." }, "card_pasted": { "type": "boolean", "description": "Whether the card number was pasted in the front end." }, "ip": { "type": "string", "description": "IP address (IPv4 or IPv6) of the consumer's device." }, "timezone": { "type": "string", "description": "Time zone of the consumer's device (IANA name, e.g. `America/Sao_Paulo`)." }, "locale": { "type": "string", "description": "Locale of the consumer's device (BCP 47, e.g. `pt-BR`)." } } };
+var schema63 = { "type": "object", "description": "What the hosted checkout front end saw.\n\n**Package decision (the seed marks inner fields required but not the object):** `frontend` itself\nis optional. It is sent for every payment made through a hosted page (modes `instant` and\n`payment_link`) and absent for `recurring` charges, which have no front end.\n", "required": ["sales_channel", "application_version", "ip"], "properties": { "link": { "type": "string", "description": "Origin of the front end request (the page address)." }, "time_page": { "type": "integer", "format": "int32", "minimum": 0, "description": "Seconds the customer spent on the page." }, "sales_channel": { "type": "string", "description": "Channel of the sale.", "enum": ["WEB", "MOBILE", "ANDROID", "IOS"] }, "application_version": { "type": "string", "description": "Version of the front end application." }, "card_pasted": { "type": "boolean", "description": "Whether the card number was pasted in the front end." }, "ip": { "type": "string", "description": "IP address (IPv4 or IPv6) of the consumer's device." }, "timezone": { "type": "string", "description": "Time zone of the consumer's device (IANA name, e.g. `America/Sao_Paulo`)." }, "locale": { "type": "string", "description": "Locale of the consumer's device (BCP 47, e.g. `pt-BR`)." } } };
 var formats0 = /^(?:urn:uuid:)?[0-9a-f]{8}-(?:[0-9a-f]{4}-){3}[0-9a-f]{12}$/i;
+var formats8 = require_formats().fullFormats.int32;
 var pattern4 = new RegExp("^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-4[0-9a-fA-F]{3}-[89abAB][0-9a-fA-F]{3}-[0-9a-fA-F]{12}$", "u");
 var schema35 = { "type": "object", "description": 'The buyer. Sent in the payment intent request and echoed, with the same shape, in the checkout\nnotification.\n\nRules the server enforces (they depend on the seller\'s country, which the request does not hold):\n\n- For a BR seller, `document_number` must be a valid CPF (11 digits, both check digits right)\n  when `document_type` is `CPF`, and a valid CNPJ (14 digits, both check digits right) when it is\n  `CNPJ`; otherwise 422 `validation_error` on `customer.document_number`.\n- For a BR seller, `customer_id` must correspond to a valid CPF. **Package decision (the seed says\n  only that an invalid one "can trigger fraud prevention that blocks payment"):** the intent is not\n  refused; the payment of a customer whose `customer_id` is neither a valid CPF nor a valid CNPJ is\n  denied by fraud prevention (notification `payment.result.status` `Denied`, `return_code`\n  `FRAUD_PREVENTION`, `return_message` `Denied by fraud prevention`).\n', "required": ["customer_id", "first_name", "last_name", "name", "email", "document_type", "document_number", "billing_address"], "properties": { "customer_id": { "type": "string", "pattern": "^[A-Za-z0-9]+$", "description": "The merchant's id of the buyer: letters and digits only, no separators. Recommended to equal\n`document_number`; for BR it must correspond to a valid CPF (see above).\n" }, "first_name": { "$ref": "#/components/schemas/Text", "minLength": 1, "description": "First name." }, "last_name": { "$ref": "#/components/schemas/Text", "minLength": 1, "description": "Last name." }, "name": { "$ref": "#/components/schemas/Text", "minLength": 1, "description": "Full name." }, "email": { "type": "string", "format": "email", "description": "E-mail address." }, "document_type": { "$ref": "#/components/schemas/CheckoutDocumentType" }, "document_number": { "$ref": "#/components/schemas/Text", "minLength": 1, "description": "Document number, digits only for CPF and CNPJ; for a BR seller a valid CPF (or CNPJ with `document_type` `CNPJ`)." }, "phone_number": { "$ref": "#/components/schemas/Text", "description": "Phone number, digits only with country and area code recommended (e.g. `5511987654321`)." }, "gender": { "type": "string", "description": "Gender.", "enum": ["Female", "Male", "Intersex", "Trans", "Non-Conforming", "Personal", "Eunuch"] }, "checked_email": { "type": "boolean", "description": "Whether the seller verified the e-mail when the customer registered at the store." }, "billing_address": { "$ref": "#/components/schemas/CheckoutAddress" } } };
 var schema39 = { "type": "string", "description": "Type of the customer's document. The allowed value depends on the seller's country:\n\n| Seller country | Allowed `document_type` |\n|---|---|\n| BR | `CPF` (individuals) or `CNPJ` (companies) |\n| AR | `DNI` |\n| CL | `RUT` |\n| MX | `RFC` |\n| UY | `CI` |\n| ES | `DNI` |\n\n**Package decision (the seed does not show whose country decides):** the seller's country, taken\nfrom the access token, decides; the schema carries the union of the values and the server refuses\na value not allowed for the seller's country with 422 `country_rule_violation` on the field\n`customer.document_type`.\n", "enum": ["CPF", "CNPJ", "DNI", "RUT", "RFC", "CI"] };
@@ -1148,8 +1149,8 @@ function validate27(data, { instancePath = "", parentData, parentDataProperty, r
         errors++;
       }
       if (typeof data4 == "number") {
-        if (data4 > 9007199254740991 || isNaN(data4)) {
-          const err14 = { instancePath: instancePath + "/shipping_amount", schemaPath: "#/components/schemas/MinorUnitAmount/maximum", keyword: "maximum", params: { comparison: "<=", limit: 9007199254740991 }, message: "must be <= 9007199254740991" };
+        if (data4 > 2147483647 || isNaN(data4)) {
+          const err14 = { instancePath: instancePath + "/shipping_amount", schemaPath: "#/components/schemas/MinorUnitAmount/maximum", keyword: "maximum", params: { comparison: "<=", limit: 2147483647 }, message: "must be <= 2147483647" };
           if (vErrors === null) {
             vErrors = [err14];
           } else {
@@ -1166,6 +1167,15 @@ function validate27(data, { instancePath = "", parentData, parentDataProperty, r
           }
           errors++;
         }
+        if (!formats8.validate(data4)) {
+          const err16 = { instancePath: instancePath + "/shipping_amount", schemaPath: "#/components/schemas/MinorUnitAmount/format", keyword: "format", params: { format: "int32" }, message: 'must match format "int32"' };
+          if (vErrors === null) {
+            vErrors = [err16];
+          } else {
+            vErrors.push(err16);
+          }
+          errors++;
+        }
       }
     }
     if (data.address !== void 0) {
@@ -1175,11 +1185,11 @@ function validate27(data, { instancePath = "", parentData, parentDataProperty, r
       }
     }
   } else {
-    const err16 = { instancePath, schemaPath: "#/type", keyword: "type", params: { type: "object" }, message: "must be object" };
+    const err17 = { instancePath, schemaPath: "#/type", keyword: "type", params: { type: "object" }, message: "must be object" };
     if (vErrors === null) {
-      vErrors = [err16];
+      vErrors = [err17];
     } else {
-      vErrors.push(err16);
+      vErrors.push(err17);
     }
     errors++;
   }
@@ -1187,10 +1197,9 @@ function validate27(data, { instancePath = "", parentData, parentDataProperty, r
   return errors === 0;
 }
 validate27.evaluated = { "props": { "first_name": true, "last_name": true, "name": true, "phone_number": true, "shipping_amount": true, "address": true }, "dynamicProps": false, "dynamicItems": false };
-var schema58 = { "type": "object", "description": "The payment of the checkout.\n\n**Package decision (the seed does not show the card verification payload):** for a card\nverification `amount` is `0`, `currency` is the seller's first currency, and `method` is the\nverified card's function (`credit` or `debit`).\n", "required": ["amount", "currency", "result"], "properties": { "method": { "type": "string", "description": "Payment method. Wallet payments (Google Pay, Apple Pay, Click to Pay) are reported with the\nunderlying card's method. This package always sends it.\n", "enum": ["credit", "debit"] }, "amount": { "$ref": "#/components/schemas/MinorUnitAmount", "format": "int32", "maximum": 2147483647, "description": "Amount in minor units (cents convention), a 32-bit integer." }, "currency": { "$ref": "#/components/schemas/CurrencyCode" }, "installment": { "$ref": "#/components/schemas/CheckoutInstallment" }, "result": { "$ref": "#/components/schemas/CheckoutPaymentResult" } } };
-var schema61 = { "type": "object", "description": "Installment plan of a credit payment.\n\n**Package decision (the seed does not show when it is sent):** present only for a credit payment\nin two or more installments (installment counts are integers >= 2, as in the payment methods\nconfiguration); absent for debit, for credit in full (one payment) and for card verification.\n", "required": ["type", "number"], "properties": { "type": { "type": "string", "description": "`no_interest` (the seller bears the cost) or `with_interest` (the customer pays interest).", "enum": ["no_interest", "with_interest"] }, "number": { "type": "integer", "minimum": 2, "description": "Number of installments." }, "schema": { "type": "string", "description": "Installment schema identifier of the seller's payment configuration (`supported_installments[].schema`)." } } };
+var schema58 = { "type": "object", "description": "The payment of the checkout.\n\n**Package decision (the seed does not show the card verification payload):** for a card\nverification `amount` is `0`, `currency` is the seller's first currency, and `method` is the\nverified card's function (`credit` or `debit`).\n", "required": ["amount", "currency", "result"], "properties": { "method": { "type": "string", "description": "Payment method. Wallet payments (Google Pay, Apple Pay, Click to Pay) are reported with the\nunderlying card's method. This package always sends it.\n", "enum": ["credit", "debit"] }, "amount": { "$ref": "#/components/schemas/MinorUnitAmount", "description": "Amount in minor units (cents convention), a 32-bit integer as the seed types it." }, "currency": { "$ref": "#/components/schemas/CurrencyCode" }, "installment": { "$ref": "#/components/schemas/CheckoutInstallment" }, "result": { "$ref": "#/components/schemas/CheckoutPaymentResult" } } };
+var schema61 = { "type": "object", "description": "Installment plan of a credit payment.\n\n**Package decision (the seed does not show when it is sent):** present only for a credit payment\nin two or more installments (installment counts are integers >= 2, as in the payment methods\nconfiguration); absent for debit, for credit in full (one payment) and for card verification.\n", "required": ["type", "number"], "properties": { "type": { "type": "string", "description": "`no_interest` (the seller bears the cost) or `with_interest` (the customer pays interest).", "enum": ["no_interest", "with_interest"] }, "number": { "type": "integer", "format": "int32", "minimum": 2, "description": "Number of installments." }, "schema": { "type": "string", "description": "Installment schema identifier of the seller's payment configuration (`supported_installments[].schema`)." } } };
 var schema62 = { "type": "object", "description": "Result of the payment attempt.\n\n**Package decision (the seed does not show the card verification and pre-authorization contents):**\n\n| Flow | `status` | `payment_id` | `card_id` |\n|---|---|---|---|\n| standard | `Authorized` (captured) or `Denied` | id of the payment | absent |\n| `configurations.preauthorization: true` | `Authorized` (amount reserved, not captured) or `Denied` | id to use for the manual capture | absent |\n| `configurations.card_verification: true` | `Authorized` (card verified and stored) or `Denied` (card refused, nothing stored) | id of the verification | present only when `Authorized` |\n\n`payment_id` is always sent by this package and identifies the attempt: redeliveries of one result\ncarry the identical body, so the merchant deduplicates on `payment_id`.\n", "required": ["status"], "properties": { "payment_id": { "type": "string", "format": "uuid", "pattern": "^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-4[0-9a-fA-F]{3}-[89abAB][0-9a-fA-F]{3}-[0-9a-fA-F]{12}$", "description": "Id of the payment (UUID v4); with pre-authorization, the id for the manual capture." }, "status": { "type": "string", "description": "Result of the authorization.", "enum": ["Authorized", "Denied"] }, "authorization_code": { "type": "string", "description": "Authorization code of the issuer; sent when `Authorized`." }, "transaction_datetime": { "type": "string", "description": "When the authorization was answered.\n\n**Package decision (the seed types it as a plain string and shows no format):** the type stays\nstring; this package sends an ISO 8601 UTC date-time with seconds (`2026-03-14T15:09:26Z`).\n" }, "return_message": { "type": "string", "description": "Human-readable answer of the authorization." }, "return_code": { "type": "string", "description": "Code of the answer of the authorization (`00` when `Authorized`)." }, "card_id": { "type": "string", "format": "uuid", "description": "**Package decision (the seed says a card_id is sent for card verification but not where):**\nid of the card stored in the vault (UUID v4), for later charges. Sent only when\n`configurations.card_verification` was `true` and `status` is `Authorized`. This property is the\npackage's addition to the seed's payload table.\n" } } };
-var formats8 = require_formats().fullFormats.int32;
 var pattern26 = new RegExp("^[A-Z]{3}$", "u");
 function validate30(data, { instancePath = "", parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {}) {
   let vErrors = null;
@@ -1263,8 +1272,8 @@ function validate30(data, { instancePath = "", parentData, parentDataProperty, r
         errors++;
       }
       if (typeof data1 == "number") {
-        if (data1 > 9007199254740991 || isNaN(data1)) {
-          const err6 = { instancePath: instancePath + "/amount", schemaPath: "#/components/schemas/MinorUnitAmount/maximum", keyword: "maximum", params: { comparison: "<=", limit: 9007199254740991 }, message: "must be <= 9007199254740991" };
+        if (data1 > 2147483647 || isNaN(data1)) {
+          const err6 = { instancePath: instancePath + "/amount", schemaPath: "#/components/schemas/MinorUnitAmount/maximum", keyword: "maximum", params: { comparison: "<=", limit: 2147483647 }, message: "must be <= 2147483647" };
           if (vErrors === null) {
             vErrors = [err6];
           } else {
@@ -1281,23 +1290,12 @@ function validate30(data, { instancePath = "", parentData, parentDataProperty, r
           }
           errors++;
         }
-      }
-      if (typeof data1 == "number") {
-        if (data1 > 2147483647 || isNaN(data1)) {
-          const err8 = { instancePath: instancePath + "/amount", schemaPath: "#/properties/amount/maximum", keyword: "maximum", params: { comparison: "<=", limit: 2147483647 }, message: "must be <= 2147483647" };
+        if (!formats8.validate(data1)) {
+          const err8 = { instancePath: instancePath + "/amount", schemaPath: "#/components/schemas/MinorUnitAmount/format", keyword: "format", params: { format: "int32" }, message: 'must match format "int32"' };
           if (vErrors === null) {
             vErrors = [err8];
           } else {
             vErrors.push(err8);
-          }
-          errors++;
-        }
-        if (!formats8.validate(data1)) {
-          const err9 = { instancePath: instancePath + "/amount", schemaPath: "#/properties/amount/format", keyword: "format", params: { format: "int32" }, message: 'must match format "int32"' };
-          if (vErrors === null) {
-            vErrors = [err9];
-          } else {
-            vErrors.push(err9);
           }
           errors++;
         }
@@ -1307,20 +1305,20 @@ function validate30(data, { instancePath = "", parentData, parentDataProperty, r
       let data2 = data.currency;
       if (typeof data2 === "string") {
         if (!pattern26.test(data2)) {
-          const err10 = { instancePath: instancePath + "/currency", schemaPath: "#/components/schemas/CurrencyCode/pattern", keyword: "pattern", params: { pattern: "^[A-Z]{3}$" }, message: 'must match pattern "^[A-Z]{3}$"' };
+          const err9 = { instancePath: instancePath + "/currency", schemaPath: "#/components/schemas/CurrencyCode/pattern", keyword: "pattern", params: { pattern: "^[A-Z]{3}$" }, message: 'must match pattern "^[A-Z]{3}$"' };
           if (vErrors === null) {
-            vErrors = [err10];
+            vErrors = [err9];
           } else {
-            vErrors.push(err10);
+            vErrors.push(err9);
           }
           errors++;
         }
       } else {
-        const err11 = { instancePath: instancePath + "/currency", schemaPath: "#/components/schemas/CurrencyCode/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+        const err10 = { instancePath: instancePath + "/currency", schemaPath: "#/components/schemas/CurrencyCode/type", keyword: "type", params: { type: "string" }, message: "must be string" };
         if (vErrors === null) {
-          vErrors = [err11];
+          vErrors = [err10];
         } else {
-          vErrors.push(err11);
+          vErrors.push(err10);
         }
         errors++;
       }
@@ -1329,7 +1327,16 @@ function validate30(data, { instancePath = "", parentData, parentDataProperty, r
       let data3 = data.installment;
       if (data3 && typeof data3 == "object" && !Array.isArray(data3)) {
         if (data3.type === void 0) {
-          const err12 = { instancePath: instancePath + "/installment", schemaPath: "#/components/schemas/CheckoutInstallment/required", keyword: "required", params: { missingProperty: "type" }, message: "must have required property 'type'" };
+          const err11 = { instancePath: instancePath + "/installment", schemaPath: "#/components/schemas/CheckoutInstallment/required", keyword: "required", params: { missingProperty: "type" }, message: "must have required property 'type'" };
+          if (vErrors === null) {
+            vErrors = [err11];
+          } else {
+            vErrors.push(err11);
+          }
+          errors++;
+        }
+        if (data3.number === void 0) {
+          const err12 = { instancePath: instancePath + "/installment", schemaPath: "#/components/schemas/CheckoutInstallment/required", keyword: "required", params: { missingProperty: "number" }, message: "must have required property 'number'" };
           if (vErrors === null) {
             vErrors = [err12];
           } else {
@@ -1337,19 +1344,19 @@ function validate30(data, { instancePath = "", parentData, parentDataProperty, r
           }
           errors++;
         }
-        if (data3.number === void 0) {
-          const err13 = { instancePath: instancePath + "/installment", schemaPath: "#/components/schemas/CheckoutInstallment/required", keyword: "required", params: { missingProperty: "number" }, message: "must have required property 'number'" };
-          if (vErrors === null) {
-            vErrors = [err13];
-          } else {
-            vErrors.push(err13);
-          }
-          errors++;
-        }
         if (data3.type !== void 0) {
           let data4 = data3.type;
           if (typeof data4 !== "string") {
-            const err14 = { instancePath: instancePath + "/installment/type", schemaPath: "#/components/schemas/CheckoutInstallment/properties/type/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+            const err13 = { instancePath: instancePath + "/installment/type", schemaPath: "#/components/schemas/CheckoutInstallment/properties/type/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+            if (vErrors === null) {
+              vErrors = [err13];
+            } else {
+              vErrors.push(err13);
+            }
+            errors++;
+          }
+          if (!(data4 === "no_interest" || data4 === "with_interest")) {
+            const err14 = { instancePath: instancePath + "/installment/type", schemaPath: "#/components/schemas/CheckoutInstallment/properties/type/enum", keyword: "enum", params: { allowedValues: schema61.properties.type.enum }, message: "must be equal to one of the allowed values" };
             if (vErrors === null) {
               vErrors = [err14];
             } else {
@@ -1357,8 +1364,11 @@ function validate30(data, { instancePath = "", parentData, parentDataProperty, r
             }
             errors++;
           }
-          if (!(data4 === "no_interest" || data4 === "with_interest")) {
-            const err15 = { instancePath: instancePath + "/installment/type", schemaPath: "#/components/schemas/CheckoutInstallment/properties/type/enum", keyword: "enum", params: { allowedValues: schema61.properties.type.enum }, message: "must be equal to one of the allowed values" };
+        }
+        if (data3.number !== void 0) {
+          let data5 = data3.number;
+          if (!(typeof data5 == "number" && (!(data5 % 1) && !isNaN(data5)))) {
+            const err15 = { instancePath: instancePath + "/installment/number", schemaPath: "#/components/schemas/CheckoutInstallment/properties/number/type", keyword: "type", params: { type: "integer" }, message: "must be integer" };
             if (vErrors === null) {
               vErrors = [err15];
             } else {
@@ -1366,21 +1376,18 @@ function validate30(data, { instancePath = "", parentData, parentDataProperty, r
             }
             errors++;
           }
-        }
-        if (data3.number !== void 0) {
-          let data5 = data3.number;
-          if (!(typeof data5 == "number" && (!(data5 % 1) && !isNaN(data5)))) {
-            const err16 = { instancePath: instancePath + "/installment/number", schemaPath: "#/components/schemas/CheckoutInstallment/properties/number/type", keyword: "type", params: { type: "integer" }, message: "must be integer" };
-            if (vErrors === null) {
-              vErrors = [err16];
-            } else {
-              vErrors.push(err16);
-            }
-            errors++;
-          }
           if (typeof data5 == "number") {
             if (data5 < 2 || isNaN(data5)) {
-              const err17 = { instancePath: instancePath + "/installment/number", schemaPath: "#/components/schemas/CheckoutInstallment/properties/number/minimum", keyword: "minimum", params: { comparison: ">=", limit: 2 }, message: "must be >= 2" };
+              const err16 = { instancePath: instancePath + "/installment/number", schemaPath: "#/components/schemas/CheckoutInstallment/properties/number/minimum", keyword: "minimum", params: { comparison: ">=", limit: 2 }, message: "must be >= 2" };
+              if (vErrors === null) {
+                vErrors = [err16];
+              } else {
+                vErrors.push(err16);
+              }
+              errors++;
+            }
+            if (!formats8.validate(data5)) {
+              const err17 = { instancePath: instancePath + "/installment/number", schemaPath: "#/components/schemas/CheckoutInstallment/properties/number/format", keyword: "format", params: { format: "int32" }, message: 'must match format "int32"' };
               if (vErrors === null) {
                 vErrors = [err17];
               } else {
@@ -1691,8 +1698,8 @@ function validate32(data, { instancePath = "", parentData, parentDataProperty, r
         errors++;
       }
       if (typeof data3 == "number") {
-        if (data3 > 9007199254740991 || isNaN(data3)) {
-          const err11 = { instancePath: instancePath + "/value", schemaPath: "#/components/schemas/MinorUnitAmount/maximum", keyword: "maximum", params: { comparison: "<=", limit: 9007199254740991 }, message: "must be <= 9007199254740991" };
+        if (data3 > 2147483647 || isNaN(data3)) {
+          const err11 = { instancePath: instancePath + "/value", schemaPath: "#/components/schemas/MinorUnitAmount/maximum", keyword: "maximum", params: { comparison: "<=", limit: 2147483647 }, message: "must be <= 2147483647" };
           if (vErrors === null) {
             vErrors = [err11];
           } else {
@@ -1709,37 +1716,55 @@ function validate32(data, { instancePath = "", parentData, parentDataProperty, r
           }
           errors++;
         }
+        if (!formats8.validate(data3)) {
+          const err13 = { instancePath: instancePath + "/value", schemaPath: "#/components/schemas/MinorUnitAmount/format", keyword: "format", params: { format: "int32" }, message: 'must match format "int32"' };
+          if (vErrors === null) {
+            vErrors = [err13];
+          } else {
+            vErrors.push(err13);
+          }
+          errors++;
+        }
       }
     }
     if (data.quantity !== void 0) {
       let data4 = data.quantity;
       if (!(typeof data4 == "number" && (!(data4 % 1) && !isNaN(data4)))) {
-        const err13 = { instancePath: instancePath + "/quantity", schemaPath: "#/properties/quantity/type", keyword: "type", params: { type: "integer" }, message: "must be integer" };
+        const err14 = { instancePath: instancePath + "/quantity", schemaPath: "#/properties/quantity/type", keyword: "type", params: { type: "integer" }, message: "must be integer" };
         if (vErrors === null) {
-          vErrors = [err13];
+          vErrors = [err14];
         } else {
-          vErrors.push(err13);
+          vErrors.push(err14);
         }
         errors++;
       }
       if (typeof data4 == "number") {
         if (data4 < 1 || isNaN(data4)) {
-          const err14 = { instancePath: instancePath + "/quantity", schemaPath: "#/properties/quantity/minimum", keyword: "minimum", params: { comparison: ">=", limit: 1 }, message: "must be >= 1" };
+          const err15 = { instancePath: instancePath + "/quantity", schemaPath: "#/properties/quantity/minimum", keyword: "minimum", params: { comparison: ">=", limit: 1 }, message: "must be >= 1" };
           if (vErrors === null) {
-            vErrors = [err14];
+            vErrors = [err15];
           } else {
-            vErrors.push(err14);
+            vErrors.push(err15);
+          }
+          errors++;
+        }
+        if (!formats8.validate(data4)) {
+          const err16 = { instancePath: instancePath + "/quantity", schemaPath: "#/properties/quantity/format", keyword: "format", params: { format: "int32" }, message: 'must match format "int32"' };
+          if (vErrors === null) {
+            vErrors = [err16];
+          } else {
+            vErrors.push(err16);
           }
           errors++;
         }
       }
     }
   } else {
-    const err15 = { instancePath, schemaPath: "#/type", keyword: "type", params: { type: "object" }, message: "must be object" };
+    const err17 = { instancePath, schemaPath: "#/type", keyword: "type", params: { type: "object" }, message: "must be object" };
     if (vErrors === null) {
-      vErrors = [err15];
+      vErrors = [err17];
     } else {
-      vErrors.push(err15);
+      vErrors.push(err17);
     }
     errors++;
   }
@@ -2049,21 +2074,21 @@ function validate22(data, { instancePath = "", parentData, parentDataProperty, r
               }
               errors++;
             }
+            if (!formats8.validate(data15)) {
+              const err26 = { instancePath: instancePath + "/frontend/time_page", schemaPath: "#/components/schemas/CheckoutFrontend/properties/time_page/format", keyword: "format", params: { format: "int32" }, message: 'must match format "int32"' };
+              if (vErrors === null) {
+                vErrors = [err26];
+              } else {
+                vErrors.push(err26);
+              }
+              errors++;
+            }
           }
         }
         if (data13.sales_channel !== void 0) {
           let data16 = data13.sales_channel;
           if (typeof data16 !== "string") {
-            const err26 = { instancePath: instancePath + "/frontend/sales_channel", schemaPath: "#/components/schemas/CheckoutFrontend/properties/sales_channel/type", keyword: "type", params: { type: "string" }, message: "must be string" };
-            if (vErrors === null) {
-              vErrors = [err26];
-            } else {
-              vErrors.push(err26);
-            }
-            errors++;
-          }
-          if (!(data16 === "WEB" || data16 === "MOBILE" || data16 === "ANDROID" || data16 === "IOS")) {
-            const err27 = { instancePath: instancePath + "/frontend/sales_channel", schemaPath: "#/components/schemas/CheckoutFrontend/properties/sales_channel/enum", keyword: "enum", params: { allowedValues: schema63.properties.sales_channel.enum }, message: "must be equal to one of the allowed values" };
+            const err27 = { instancePath: instancePath + "/frontend/sales_channel", schemaPath: "#/components/schemas/CheckoutFrontend/properties/sales_channel/type", keyword: "type", params: { type: "string" }, message: "must be string" };
             if (vErrors === null) {
               vErrors = [err27];
             } else {
@@ -2071,10 +2096,8 @@ function validate22(data, { instancePath = "", parentData, parentDataProperty, r
             }
             errors++;
           }
-        }
-        if (data13.application_version !== void 0) {
-          if (typeof data13.application_version !== "string") {
-            const err28 = { instancePath: instancePath + "/frontend/application_version", schemaPath: "#/components/schemas/CheckoutFrontend/properties/application_version/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+          if (!(data16 === "WEB" || data16 === "MOBILE" || data16 === "ANDROID" || data16 === "IOS")) {
+            const err28 = { instancePath: instancePath + "/frontend/sales_channel", schemaPath: "#/components/schemas/CheckoutFrontend/properties/sales_channel/enum", keyword: "enum", params: { allowedValues: schema63.properties.sales_channel.enum }, message: "must be equal to one of the allowed values" };
             if (vErrors === null) {
               vErrors = [err28];
             } else {
@@ -2083,9 +2106,9 @@ function validate22(data, { instancePath = "", parentData, parentDataProperty, r
             errors++;
           }
         }
-        if (data13.card_pasted !== void 0) {
-          if (typeof data13.card_pasted !== "boolean") {
-            const err29 = { instancePath: instancePath + "/frontend/card_pasted", schemaPath: "#/components/schemas/CheckoutFrontend/properties/card_pasted/type", keyword: "type", params: { type: "boolean" }, message: "must be boolean" };
+        if (data13.application_version !== void 0) {
+          if (typeof data13.application_version !== "string") {
+            const err29 = { instancePath: instancePath + "/frontend/application_version", schemaPath: "#/components/schemas/CheckoutFrontend/properties/application_version/type", keyword: "type", params: { type: "string" }, message: "must be string" };
             if (vErrors === null) {
               vErrors = [err29];
             } else {
@@ -2094,9 +2117,9 @@ function validate22(data, { instancePath = "", parentData, parentDataProperty, r
             errors++;
           }
         }
-        if (data13.ip !== void 0) {
-          if (typeof data13.ip !== "string") {
-            const err30 = { instancePath: instancePath + "/frontend/ip", schemaPath: "#/components/schemas/CheckoutFrontend/properties/ip/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+        if (data13.card_pasted !== void 0) {
+          if (typeof data13.card_pasted !== "boolean") {
+            const err30 = { instancePath: instancePath + "/frontend/card_pasted", schemaPath: "#/components/schemas/CheckoutFrontend/properties/card_pasted/type", keyword: "type", params: { type: "boolean" }, message: "must be boolean" };
             if (vErrors === null) {
               vErrors = [err30];
             } else {
@@ -2105,9 +2128,9 @@ function validate22(data, { instancePath = "", parentData, parentDataProperty, r
             errors++;
           }
         }
-        if (data13.timezone !== void 0) {
-          if (typeof data13.timezone !== "string") {
-            const err31 = { instancePath: instancePath + "/frontend/timezone", schemaPath: "#/components/schemas/CheckoutFrontend/properties/timezone/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+        if (data13.ip !== void 0) {
+          if (typeof data13.ip !== "string") {
+            const err31 = { instancePath: instancePath + "/frontend/ip", schemaPath: "#/components/schemas/CheckoutFrontend/properties/ip/type", keyword: "type", params: { type: "string" }, message: "must be string" };
             if (vErrors === null) {
               vErrors = [err31];
             } else {
@@ -2116,9 +2139,9 @@ function validate22(data, { instancePath = "", parentData, parentDataProperty, r
             errors++;
           }
         }
-        if (data13.locale !== void 0) {
-          if (typeof data13.locale !== "string") {
-            const err32 = { instancePath: instancePath + "/frontend/locale", schemaPath: "#/components/schemas/CheckoutFrontend/properties/locale/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+        if (data13.timezone !== void 0) {
+          if (typeof data13.timezone !== "string") {
+            const err32 = { instancePath: instancePath + "/frontend/timezone", schemaPath: "#/components/schemas/CheckoutFrontend/properties/timezone/type", keyword: "type", params: { type: "string" }, message: "must be string" };
             if (vErrors === null) {
               vErrors = [err32];
             } else {
@@ -2127,19 +2150,19 @@ function validate22(data, { instancePath = "", parentData, parentDataProperty, r
             errors++;
           }
         }
-      } else {
-        const err33 = { instancePath: instancePath + "/frontend", schemaPath: "#/components/schemas/CheckoutFrontend/type", keyword: "type", params: { type: "object" }, message: "must be object" };
-        if (vErrors === null) {
-          vErrors = [err33];
-        } else {
-          vErrors.push(err33);
+        if (data13.locale !== void 0) {
+          if (typeof data13.locale !== "string") {
+            const err33 = { instancePath: instancePath + "/frontend/locale", schemaPath: "#/components/schemas/CheckoutFrontend/properties/locale/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+            if (vErrors === null) {
+              vErrors = [err33];
+            } else {
+              vErrors.push(err33);
+            }
+            errors++;
+          }
         }
-        errors++;
-      }
-    }
-    if (data.pickup_store !== void 0) {
-      if (typeof data.pickup_store !== "boolean") {
-        const err34 = { instancePath: instancePath + "/pickup_store", schemaPath: "#/properties/pickup_store/type", keyword: "type", params: { type: "boolean" }, message: "must be boolean" };
+      } else {
+        const err34 = { instancePath: instancePath + "/frontend", schemaPath: "#/components/schemas/CheckoutFrontend/type", keyword: "type", params: { type: "object" }, message: "must be object" };
         if (vErrors === null) {
           vErrors = [err34];
         } else {
@@ -2148,9 +2171,9 @@ function validate22(data, { instancePath = "", parentData, parentDataProperty, r
         errors++;
       }
     }
-    if (data.shipping_method !== void 0) {
-      if (typeof data.shipping_method !== "string") {
-        const err35 = { instancePath: instancePath + "/shipping_method", schemaPath: "#/properties/shipping_method/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+    if (data.pickup_store !== void 0) {
+      if (typeof data.pickup_store !== "boolean") {
+        const err35 = { instancePath: instancePath + "/pickup_store", schemaPath: "#/properties/pickup_store/type", keyword: "type", params: { type: "boolean" }, message: "must be boolean" };
         if (vErrors === null) {
           vErrors = [err35];
         } else {
@@ -2159,9 +2182,9 @@ function validate22(data, { instancePath = "", parentData, parentDataProperty, r
         errors++;
       }
     }
-    if (data.soft_descriptor !== void 0) {
-      if (typeof data.soft_descriptor !== "string") {
-        const err36 = { instancePath: instancePath + "/soft_descriptor", schemaPath: "#/properties/soft_descriptor/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+    if (data.shipping_method !== void 0) {
+      if (typeof data.shipping_method !== "string") {
+        const err36 = { instancePath: instancePath + "/shipping_method", schemaPath: "#/properties/shipping_method/type", keyword: "type", params: { type: "string" }, message: "must be string" };
         if (vErrors === null) {
           vErrors = [err36];
         } else {
@@ -2170,13 +2193,24 @@ function validate22(data, { instancePath = "", parentData, parentDataProperty, r
         errors++;
       }
     }
-    if (data.reference_code !== void 0) {
-      if (typeof data.reference_code !== "string") {
-        const err37 = { instancePath: instancePath + "/reference_code", schemaPath: "#/properties/reference_code/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+    if (data.soft_descriptor !== void 0) {
+      if (typeof data.soft_descriptor !== "string") {
+        const err37 = { instancePath: instancePath + "/soft_descriptor", schemaPath: "#/properties/soft_descriptor/type", keyword: "type", params: { type: "string" }, message: "must be string" };
         if (vErrors === null) {
           vErrors = [err37];
         } else {
           vErrors.push(err37);
+        }
+        errors++;
+      }
+    }
+    if (data.reference_code !== void 0) {
+      if (typeof data.reference_code !== "string") {
+        const err38 = { instancePath: instancePath + "/reference_code", schemaPath: "#/properties/reference_code/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+        if (vErrors === null) {
+          vErrors = [err38];
+        } else {
+          vErrors.push(err38);
         }
         errors++;
       }
@@ -2192,18 +2226,7 @@ function validate22(data, { instancePath = "", parentData, parentDataProperty, r
           }
         }
       } else {
-        const err38 = { instancePath: instancePath + "/product", schemaPath: "#/properties/product/type", keyword: "type", params: { type: "array" }, message: "must be array" };
-        if (vErrors === null) {
-          vErrors = [err38];
-        } else {
-          vErrors.push(err38);
-        }
-        errors++;
-      }
-    }
-    if (data.device_fingerprint !== void 0) {
-      if (typeof data.device_fingerprint !== "string") {
-        const err39 = { instancePath: instancePath + "/device_fingerprint", schemaPath: "#/properties/device_fingerprint/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+        const err39 = { instancePath: instancePath + "/product", schemaPath: "#/properties/product/type", keyword: "type", params: { type: "array" }, message: "must be array" };
         if (vErrors === null) {
           vErrors = [err39];
         } else {
@@ -2212,12 +2235,23 @@ function validate22(data, { instancePath = "", parentData, parentDataProperty, r
         errors++;
       }
     }
+    if (data.device_fingerprint !== void 0) {
+      if (typeof data.device_fingerprint !== "string") {
+        const err40 = { instancePath: instancePath + "/device_fingerprint", schemaPath: "#/properties/device_fingerprint/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+        if (vErrors === null) {
+          vErrors = [err40];
+        } else {
+          vErrors.push(err40);
+        }
+        errors++;
+      }
+    }
   } else {
-    const err40 = { instancePath, schemaPath: "#/type", keyword: "type", params: { type: "object" }, message: "must be object" };
+    const err41 = { instancePath, schemaPath: "#/type", keyword: "type", params: { type: "object" }, message: "must be object" };
     if (vErrors === null) {
-      vErrors = [err40];
+      vErrors = [err41];
     } else {
-      vErrors.push(err40);
+      vErrors.push(err41);
     }
     errors++;
   }

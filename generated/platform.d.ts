@@ -985,6 +985,7 @@ export interface components {
             /** @description Token type; `Bearer`. */
             token_type: string;
             /**
+             * Format: int32
              * @description Lifetime in seconds.
              *
              *     **Package decision (the seed says "usually 3599 seconds, about one hour", and a sample shows
@@ -1008,7 +1009,10 @@ export interface components {
             error_code: string;
             /** @description Human-readable message. */
             message: string;
-            /** @description HTTP status of the answer. */
+            /**
+             * Format: int32
+             * @description HTTP status of the answer.
+             */
             status_code: number;
         };
         /** @description Form body of the second token endpoint form; the credentials travel in the Basic header. */
@@ -1072,10 +1076,17 @@ export interface components {
          */
         PaymentMethodKey: "credit" | "debit" | "bankslip" | "instant_payment" | "google_pay" | "apple_pay" | "c2p_master";
         /**
+         * Format: int32
          * @description Amount in the smallest unit of the currency: the last two digits are cents. For currencies
          *     without cents two zeros are appended (150 units are sent as 15000). Never a float.
-         *     **Package decision (the seed gives no upper bound):** at most 2^53 − 1, the largest integer every
-         *     JSON parser reads exactly.
+         *
+         *     **Package decision (the seed types the checkout notification's `payment.amount` and the
+         *     subscription payment's `amount` as `integer<int32>` and gives no other bound):** every amount of
+         *     the platform is this one schema, a 32-bit integer from 0 to 2,147,483,647 minor units, the same
+         *     from request to page to webhook to storage. A total the platform computes (a link order's
+         *     Σ amount × quantity + shipping, a subscription charge's installment + shippings) stays within it
+         *     too: a link, subscription or installment change whose total would exceed it is refused with a
+         *     422 in the area's error shape, never charged.
          * @example 15000
          */
         MinorUnitAmount: number;
@@ -1099,6 +1110,7 @@ export interface components {
             /** @description Product description. */
             description?: components["schemas"]["Text"];
             /**
+             * Format: int32
              * @description Units of the product in each order placed through the link.
              *
              *     **Package decision (the seed does not show the meaning, the default or a limit):** at least 1,
@@ -1328,6 +1340,7 @@ export interface components {
              */
             expiration?: string;
             /**
+             * Format: int32
              * @description Maximum number of successful sales of the link.
              *     **Package decision (the seed does not show the default or a limit):** at least 1; absent
              *     means no limit; a `unique` link always has `max_orders` 1.
@@ -1344,6 +1357,7 @@ export interface components {
              */
             type?: "custom" | "unique";
             /**
+             * Format: int32
              * @description Number of successful sales of the link.
              *     **Package decision (the seed does not show what counts):** orders of the link that reached
              *     status `approved` or `paid`; a later refund does not decrement it.
@@ -1424,6 +1438,7 @@ export interface components {
             /** @description Human-readable message. */
             message: string;
             /**
+             * Format: int32
              * @description Status code of the error.
              *
              *     **Seed quirk, kept on purpose:** the seed's sample bodies for 404 and 500 carry `status_code`
@@ -1522,6 +1537,7 @@ export interface components {
              */
             expiration?: string;
             /**
+             * Format: int32
              * @description Default maximum number of successful sales of new links.
              *
              *     **Package decision (the seed does not show the default or a limit):** at least 1; absent
@@ -1741,7 +1757,10 @@ export interface components {
              * @enum {string}
              */
             content_type: "image/png" | "image/jpeg" | "image/webp";
-            /** @description Size of the stored image in bytes (at most 5 MiB). */
+            /**
+             * Format: int32
+             * @description Size of the stored image in bytes (at most 5 MiB).
+             */
             size_bytes: number;
             /**
              * Format: date-time
@@ -1779,6 +1798,7 @@ export interface components {
             /** @description Unit price in minor units (cents convention). */
             value: components["schemas"]["MinorUnitAmount"];
             /**
+             * Format: int32
              * @description Quantity ordered.
              *
              *     **Package decision (the seed states no bound):** at least 1.
@@ -2021,6 +2041,7 @@ export interface components {
             /** @description Text on the customer's card statement or receipt. */
             soft_descriptor?: components["schemas"]["Text"];
             /**
+             * Format: int32
              * @description Merchant category code (MCC) for this transaction.
              *
              *     **Package decision (the seed states no bound):** an MCC is a four-digit ISO 18245 code, so
@@ -2304,7 +2325,10 @@ export interface components {
              * @enum {string}
              */
             type: "no_interest" | "with_interest";
-            /** @description Number of installments. */
+            /**
+             * Format: int32
+             * @description Number of installments.
+             */
             number: number;
             /** @description Installment schema identifier of the seller's payment configuration (`supported_installments[].schema`). */
             schema?: string;
@@ -2370,10 +2394,7 @@ export interface components {
              * @enum {string}
              */
             method?: "credit" | "debit";
-            /**
-             * Format: int32
-             * @description Amount in minor units (cents convention), a 32-bit integer.
-             */
+            /** @description Amount in minor units (cents convention), a 32-bit integer as the seed types it. */
             amount: components["schemas"]["MinorUnitAmount"];
             currency: components["schemas"]["CurrencyCode"];
             installment?: components["schemas"]["CheckoutInstallment"];
@@ -2389,7 +2410,10 @@ export interface components {
         CheckoutFrontend: {
             /** @description Origin of the front end request (the page address). */
             link?: string;
-            /** @description Seconds the customer spent on the page. */
+            /**
+             * Format: int32
+             * @description Seconds the customer spent on the page.
+             */
             time_page?: number;
             /**
              * @description Channel of the sale.
@@ -2639,10 +2663,10 @@ export interface components {
             /** @description Recipient's phone number. */
             phone_number?: components["schemas"]["Text"];
             /**
-             * Format: int32
-             * @description Shipping cost per installment, in minor units.
+             * @description Shipping cost per installment, in minor units. The shippings of a subscription plus its
+             *     largest installment stay within `MinorUnitAmount` (422 otherwise).
              */
-            shipping_amount?: number;
+            shipping_amount?: components["schemas"]["MinorUnitAmount"];
             address?: components["schemas"]["SubscriptionAddress"];
         };
         /** @description Device the customer subscribed from, passed on to fraud prevention. */
@@ -2857,6 +2881,7 @@ export interface components {
              */
             type: "yearly" | "monthly" | "bimonthly" | "quarterly" | "semesterly" | "specific";
             /**
+             * Format: int32
              * @description Plan duration in units of the period type, that is the total number of charges
              *     (installments): 12 with `monthly` means 12 monthly charges.
              */
@@ -2932,7 +2957,7 @@ export interface components {
              * @description **Package decision (the seed gives only the type):** the sales tax included in `amount`, in
              *     minor units; informational, never added to the charge.
              */
-            sales_tax?: number;
+            sales_tax?: components["schemas"]["MinorUnitAmount"];
             /**
              * @description Kind of product sold by the plan.
              *
@@ -3161,11 +3186,8 @@ export interface components {
              * @description Payment identifier of the attempt (UUID v4); the `payment_id` of the subscription webhook.
              */
             payment_id?: string;
-            /**
-             * Format: int32
-             * @description Charged amount in minor units.
-             */
-            amount?: number;
+            /** @description Charged amount in minor units (the installment plus the shippings). */
+            amount?: components["schemas"]["MinorUnitAmount"];
             /** @description ISO 4217 currency of the charge (the plan's currency). */
             currency?: components["schemas"]["CurrencyCode"];
             status?: components["schemas"]["SubscriptionPaymentStatus"];
@@ -3558,7 +3580,10 @@ export interface components {
             error_code: string;
             /** @description Human-readable message. */
             message: string;
-            /** @description HTTP status of the answer. */
+            /**
+             * Format: int32
+             * @description HTTP status of the answer.
+             */
             status_code: number;
             /** @description One entry per offending field (400 and 422). */
             details?: {
@@ -3570,7 +3595,10 @@ export interface components {
         };
         /** @description One attempt to deliver a merchant notification, as the delivery worker recorded it. */
         SandboxNotificationAttempt: {
-            /** @description Number of the attempt, from 1. */
+            /**
+             * Format: int32
+             * @description Number of the attempt, from 1.
+             */
             attempt: number;
             /**
              * Format: date-time
@@ -3579,9 +3607,15 @@ export interface components {
             started_at: string;
             /** @description The notification URL called (absent when none was configured at that moment). */
             url?: string;
-            /** @description HTTP status the merchant answered; absent when no answer came (timeout, connection refused). */
+            /**
+             * Format: int32
+             * @description HTTP status the merchant answered; absent when no answer came (timeout, connection refused).
+             */
             status_code?: number;
-            /** @description Milliseconds from the start of the attempt to the merchant's answer or the failure. */
+            /**
+             * Format: int32
+             * @description Milliseconds from the start of the attempt to the merchant's answer or the failure.
+             */
             latency_ms: number;
             /** @description Why the attempt failed (a status other than 200, a timeout, a URL no longer allowed); absent on success. */
             error?: string;
@@ -3665,7 +3699,7 @@ export interface components {
              */
             payment_types: "credit_card" | "debit_card";
             /** @description Sales tax included in `amount`, in minor units (informational). */
-            sales_tax?: number;
+            sales_tax?: components["schemas"]["MinorUnitAmount"];
             /**
              * @description Kind of product the plan sells.
              * @enum {string}
@@ -3731,7 +3765,10 @@ export interface components {
              * @description When the clock was created (real time).
              */
             created_at: string;
-            /** @description Answer of `advanceSandboxTestClock` only; the charge attempts and payment expiries the advance ran. */
+            /**
+             * Format: int32
+             * @description Answer of `advanceSandboxTestClock` only; the charge attempts and payment expiries the advance ran.
+             */
             charges_run?: number;
         };
         /** @description Where to move a test clock. */
@@ -3774,7 +3811,10 @@ export interface components {
             status: components["schemas"]["SubscriptionStatus"];
             /** @description One entry per installment of the plan, by installment number. */
             installments: {
-                /** @description Installment number (1 to the plan's `billing_cycle`). */
+                /**
+                 * Format: int32
+                 * @description Installment number (1 to the plan's `billing_cycle`).
+                 */
                 installment: number;
                 /**
                  * Format: date
@@ -3809,7 +3849,10 @@ export interface components {
                      * @description The subscription payment of the attempt.
                      */
                     payment_id: string;
-                    /** @description Attempt number of the installment (1, then retries). */
+                    /**
+                     * Format: int32
+                     * @description Attempt number of the installment (1, then retries).
+                     */
                     attempt: number;
                     /** @description Amount charged in minor units (shippings included). */
                     amount: components["schemas"]["MinorUnitAmount"];
@@ -3848,7 +3891,10 @@ export interface components {
              * @description When the link expires (absent = never).
              */
             expiration?: string;
-            /** @description Most successful orders the link takes (absent = no limit). */
+            /**
+             * Format: int32
+             * @description Most successful orders the link takes (absent = no limit).
+             */
             max_orders?: number;
             /** @description Whether the buyer must give a delivery address. */
             request_delivery_address?: boolean;

@@ -3,6 +3,7 @@ import { randomUUID } from 'node:crypto';
 import { brandOfBin } from '../acquirer/brands.ts';
 import type { AccessTokenClaims } from '../authentication/access-tokens.ts';
 import type { components } from '../http/contract.ts';
+import { MAX_AMOUNT, withinAmountBound } from '../http/amounts.ts';
 import { ApiError, type Problem } from '../http/errors.ts';
 import { recurrenceError, type RecurrenceErrorFields } from '../plan/errors.ts';
 import { planRepository, type RecurrenceSeller, type StoredPlan } from '../plan/repository.ts';
@@ -39,7 +40,13 @@ export const MESSAGES = {
   outsideCycle: "Installment is outside the plan's billing cycle",
   alreadyCharged: 'Installment has already been charged',
   dateOutOfOrder: 'new_scheduled_date must be after today and keep the installments in order',
+  chargeTooLarge: `An installment plus the shippings must be at most ${MAX_AMOUNT} minor units`,
 } as const;
+
+/** Every charge (an installment's amount plus the shippings) must be an amount the contract carries. */
+export function chargesWithinBound(amounts: readonly number[], shippingAmount: number): boolean {
+  return amounts.every((amount) => withinAmountBound(amount + shippingAmount)) && withinAmountBound(shippingAmount);
+}
 
 /** The card fields the contract requires outside Argentina (the seller's country is the token's). */
 const CARD_FIELDS_OUTSIDE_AR = ['expiration_month', 'expiration_year', 'security_code'] as const;
@@ -190,6 +197,8 @@ export async function createSubscription(store: Store, input: CreateSubscription
     if (!brand) throw refuse(MESSAGES.unknownBrand);
 
     const installments = installmentRows(plan, start);
+    const shippingAmount = (body.subscription.shippings ?? []).reduce((sum, s) => sum + (s.shipping_amount ?? 0), 0);
+    if (!chargesWithinBound(installments.map((i) => i.amount), shippingAmount)) throw refuse(MESSAGES.chargeTooLarge);
     const scheduled = start > today;
     const subscription: SubscriptionRow = {
       subscriptionId: randomUUID(),
@@ -207,7 +216,7 @@ export async function createSubscription(store: Store, input: CreateSubscription
       cardNumberToken: card.number_token,
       shippings: body.subscription.shippings ?? null,
       device: body.device ?? null,
-      shippingAmount: (body.subscription.shippings ?? []).reduce((sum, s) => sum + (s.shipping_amount ?? 0), 0),
+      shippingAmount,
       testClockId: clock?.testClockId ?? null,
     };
     await repo.insertSubscription(subscription);
@@ -284,6 +293,7 @@ export async function updateFloatingInstallment(
       const [previous, next] = [installments.find((i) => i.installment === number - 1), installments.find((i) => i.installment === number + 1)];
       if (!newDateKeepsOrder(date, utcDate(now), previous, next)) throw refuse(MESSAGES.dateOutOfOrder);
     }
+    if (change.new_amount !== undefined && !chargesWithinBound([change.new_amount], subscription.shippingAmount)) throw refuse(MESSAGES.chargeTooLarge);
     const updated: InstallmentRow = {
       ...target,
       amount: change.new_amount ?? target.amount,

@@ -1,6 +1,7 @@
 // Payment intents: the rules that depend on the token's seller (the schema carries the rest), then
 // the intent is stored with everything the hosted checkout page needs, and its address returned.
 import { randomUUID } from 'node:crypto';
+import { MAX_AMOUNT, withinAmountBound } from '../http/amounts.ts';
 import { isGuid } from '../http/auth.ts';
 import type { components } from '../http/contract.ts';
 import type { Problem } from '../http/errors.ts';
@@ -82,10 +83,10 @@ export function currencyViolations(seller: Pick<CheckoutSeller, 'currencies'>, p
   return [fieldProblem('payment.currency', `${payment.currency} is not one of the seller's currencies (${seller.currencies.join(', ')})`)];
 }
 
-/** Amounts are stored exactly: beyond 2^53 − 1 a JSON number is no longer an exact integer. */
+/** The contract's one amount rule (MinorUnitAmount, int32): the schema says so; kept for callers beyond the validator. */
 export function amountViolations(payment: PaymentIntentRequest['payment']): Problem[] {
-  if (!payment || Number.isSafeInteger(payment.amount)) return [];
-  return [fieldProblem('payment.amount', `must be at most ${Number.MAX_SAFE_INTEGER}`)];
+  if (!payment || withinAmountBound(payment.amount)) return [];
+  return [fieldProblem('payment.amount', `must be at most ${MAX_AMOUNT}`)];
 }
 
 /** card_verification and preauthorization `true` need the seller's service of the same name (403). */

@@ -2,8 +2,10 @@
 // omitted fields from the seller's business configuration, images of that seller only.
 import { randomUUID } from 'node:crypto';
 import type { components } from '../../http/contract.ts';
+import { MAX_AMOUNT, withinAmountBound } from '../../http/amounts.ts';
 import { ApiError } from '../../http/errors.ts';
 import type { PaymentMethods } from '../../payment-link/payment-methods.ts';
+import { orderTotal } from '../../payment-link/orders.ts';
 import { paymentLinkRepository, type PaymentLinkRow } from '../../payment-link/repository.ts';
 import { foldCase, newShortId } from '../../payment-link/service.ts';
 import type { Store } from '../../store/store.ts';
@@ -30,6 +32,14 @@ export function checkExpirationAhead(expiration: Date | null, now: Date): void {
   }
 }
 
+/** Every order of the link is priced at Σ(amount × quantity) + shipping_amount: it must be an amount the contract carries. */
+export function checkOrderTotalWithinBound(input: Pick<SandboxPaymentLinkCreate, 'products' | 'shipping_amount'>): void {
+  const total = orderTotal({ products: input.products, shippingAmount: input.shipping_amount ?? 0 });
+  if (!withinAmountBound(total)) {
+    throw validationError([{ location: 'body', pointer: '/products', message: `the order total (Σ amount × quantity + shipping_amount) must be at most ${MAX_AMOUNT}` }]);
+  }
+}
+
 export async function createSandboxPaymentLink(
   store: Store,
   input: SandboxPaymentLinkCreate,
@@ -37,6 +47,7 @@ export async function createSandboxPaymentLink(
 ): Promise<PaymentLinkRow> {
   const repository = paymentLinkRepository(store);
   const now = options.now ?? new Date();
+  checkOrderTotalWithinBound(input);
   const seller = await repository.findSeller(input.seller_id);
   if (!seller) throw new ApiError(404, 'seller_not_found', 'Seller not found');
   const defaults = await repository.findBusinessConfiguration(seller.sellerId);
