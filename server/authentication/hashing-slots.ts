@@ -4,11 +4,15 @@
 // seconds (bench/RESULTS.md). Here at most `concurrency` hashes run at once and at most `maxWaiting`
 // wait; past that a check is refused at once (the caller answers 429), so the pool always has
 // threads for signatures. A secret already verified (verified-secrets.ts) never comes here.
+import { availableParallelism } from 'node:os';
 
-/** Two threads of the pool hash; the others stay free for signatures and lookups. */
-export const HASHING_CONCURRENCY = 2;
-/** ~100 ms per hash on two threads: the last in line waits ~1.6 s at worst. */
-export const HASHING_MAX_WAITING = 32;
+/**
+ * At most two threads of the pool hash (the others stay free for signatures and lookups), and never
+ * every CPU: on two CPUs one hash at a time, so that the event loop keeps a CPU of its own.
+ */
+export const HASHING_CONCURRENCY = Math.max(1, Math.min(2, availableParallelism() - 1));
+/** ~100 ms per hash: the last in line waits ~1.6 s at worst. */
+export const HASHING_MAX_WAITING = 16 * HASHING_CONCURRENCY;
 
 /** Thrown when every slot is taken and the line is full. */
 export class HashingBusy extends Error {
