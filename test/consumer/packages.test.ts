@@ -162,9 +162,11 @@ describe('a merchant project with the three packages', () => {
   it('runs the merchant integration test on startSandbox: pay, webhook, billing, reset', async () => {
     const { stdout } = await run(bin('tsx'), ['merchant.ts'], { cwd: dir, env, timeout: 90_000 });
     expect(JSON.parse(stdout.trim().split('\n').at(-1)!)).toEqual({
+      webhookHelper: [200, 401, 'recurring'],
       seller: 'Café da Montanha',
       redirect: true,
       notification: ['Authorized', true],
+      links: [5, 2, true, 5],
       charges: ['expired', 12],
       afterReset: [404, 0],
     });
