@@ -2,13 +2,11 @@
 // body parsers → contract validation (both directions) → area routers → one error handler that
 // answers in the area's shape.
 import { existsSync, readFileSync } from 'node:fs';
-import express, { type Express, type RequestHandler, type Router } from 'express';
+import express, { type Express } from 'express';
 import * as OpenApiValidator from 'express-openapi-validator';
-import type { Logger } from 'pino';
 import { parse } from 'yaml';
-import type { VerifyAccessToken } from './authentication/access-tokens.ts';
 import { createAuthentication } from './authentication/index.ts';
-import type { Config } from './config.ts';
+import type { AppDeps, AreaDeps, AreaRoutes } from './http/area-routes.ts';
 import type { PlatformDocument } from './http/contract.ts';
 import { ROUTING, type RoutedOperation } from './http/operations.ts';
 import { requireAccessToken } from './http/auth.ts';
@@ -20,8 +18,6 @@ import { httpLogging } from './http/logging.ts';
 import { refuseNonText } from './http/text-guard.ts';
 import { checkoutPages } from './checkout/routes.ts';
 import { sandboxNotificationRoutes } from './sandbox/notifications.ts';
-import type { HostResolver } from './notifications/public-addresses.ts';
-import type { Store } from './store/store.ts';
 import { paymentLinkRoutes } from './payment-link/routes.ts';
 import { PRODUCT_IMAGE_MAX_BYTES } from './payment-link/service.ts';
 import { sandboxSellerAndLinkRoutes } from './sandbox/sellers-and-links.ts';
@@ -29,21 +25,7 @@ import { webCheckoutRoutes } from './web-checkout/routes.ts';
 import { RECURRENCE_AREAS } from './subscription/areas.ts';
 import { sandboxTestClockRoutes } from './sandbox/test-clocks.ts';
 
-export interface AppDeps {
-  store: Store;
-  config: Config;
-  logger: Logger;
-  /** How notification URL host names are resolved; the system's resolver unless a test injects one. */
-  resolveHostName?: HostResolver;
-}
-
-/** What every area's routes receive: the app's dependencies and the bearer check. */
-export interface AreaDeps extends AppDeps {
-  verifyAccessToken: VerifyAccessToken;
-  requireAccessToken: RequestHandler;
-}
-
-export type AreaRoutes = (deps: AreaDeps) => Router | Promise<Router>;
+export type { AppDeps, AreaDeps, AreaRoutes } from './http/area-routes.ts';
 
 /** Each area adds one line: its `server/<area>/routes.ts` export. Authentication comes first, below. */
 const AREAS: AreaRoutes[] = [

@@ -2,7 +2,7 @@
 // contract's security says (server/http/security.ts); every protected operation then goes through
 // requireSellerGuid (the seed's guid_error, in one place). The short-id lookup is public.
 import type { Request, RequestHandler } from 'express';
-import type { AreaRoutes } from '../app.ts';
+import type { AreaRoutes } from '../http/area-routes.ts';
 import { accessTokenOf } from '../http/auth.ts';
 import { typedRouter } from '../http/typed-router.ts';
 import { businessConfigurationBody, orderBody, paymentLinkBody, sellerBody } from './bodies.ts';

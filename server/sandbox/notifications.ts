@@ -1,6 +1,6 @@
 // HTTP ↔ domain for the sandbox's merchant notification delivery log (reference-only; the admin
 // token is checked before this router): list a seller's deliveries, read one, send one again.
-import type { AreaRoutes } from '../app.ts';
+import type { AreaRoutes } from '../http/area-routes.ts';
 import type { components } from '../http/contract.ts';
 import { ApiError } from '../http/errors.ts';
 import { typedRouter } from '../http/typed-router.ts';

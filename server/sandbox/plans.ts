@@ -1,7 +1,7 @@
 // Sandbox area: creates recurrence plans for a seller (reference-only; the platform's back office
 // does it for real). Plans start active unless the body says otherwise.
 import { randomUUID } from 'node:crypto';
-import type { AreaRoutes } from '../app.ts';
+import type { AreaRoutes } from '../http/area-routes.ts';
 import type { components } from '../http/contract.ts';
 import { ApiError } from '../http/errors.ts';
 import { typedRouter } from '../http/typed-router.ts';

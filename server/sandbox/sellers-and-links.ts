@@ -1,6 +1,6 @@
 // HTTP ↔ domain for the sandbox's sellers and payment links (reference-only; the admin token is
 // checked before this router, as the contract's security says: server/http/security.ts).
-import type { AreaRoutes } from '../app.ts';
+import type { AreaRoutes } from '../http/area-routes.ts';
 import { paymentLinkBody, sellerBody } from '../payment-link/bodies.ts';
 import { typedRouter } from '../http/typed-router.ts';
 import { createSandboxPaymentLink } from './payment-links/service.ts';

@@ -1,5 +1,5 @@
 // The routes of the recurrence areas, mounted by app.ts as one entry.
-import type { AreaRoutes } from '../app.ts';
+import type { AreaRoutes } from '../http/area-routes.ts';
 import { planRoutes } from '../plan/routes.ts';
 import { sandboxPlanRoutes } from '../sandbox/plans.ts';
 import { subscriptionWebhookRoutes } from '../subscription-webhook/routes.ts';
