@@ -7,7 +7,7 @@
 import fc from 'fast-check';
 import { deref, parametersOf, type OpenApiDocument, type Operation } from '../support/contract.ts';
 import { exampleRequest, securityKinds } from '../support/examples.ts';
-import { spellingsOf } from '../support/path-spellings.ts';
+import { templateSpellingsOf } from '../support/path-spellings.ts';
 import { rawRequest, type RawAnswer } from '../support/raw-http.ts';
 import { boundaryNumbers, encodeUrlValue, hostileText, hostileUrlValue, mutatedId } from './fuzz-hostile.ts';
 import { edit, pathsOf, resolve, schemaAt, valueAt, valueOf } from './fuzz-schema.ts';
@@ -143,11 +143,12 @@ export function requestsOf(doc: OpenApiDocument, op: Operation, world: World): {
       'mixed-ids',
       (p) => {
         const idPaths = bodyPathsOf(p).filter((at) => typeof at.at(-1) === 'string' && pool(at.at(-1) as string).length && typeof valueAt(p.body, at) === 'string');
-        const path = fc.record(Object.fromEntries(pathParams.map((param) => [param.name, idLike(param.name, decodeURIComponent(p.path[param.name] ?? ''), param.schema)])));
+        const ids = (where: 'path' | 'query') =>
+          fc.record(Object.fromEntries(params.filter((param) => param.in === where && (where === 'path' || pool(param.name).length) && p[where][param.name] !== undefined).map((param) => [param.name, idLike(param.name, decodeURIComponent(p[where][param.name]!), param.schema)])));
         const body = fc.tuple(...idPaths.map((at) => idLike(at.at(-1) as string, valueAt(p.body, at) as string, schemaAt(doc, bodySchema, at))));
-        return fc.tuple(path, body).map(([path, values]) => ({ path: path as Record<string, string>, body: idPaths.reduce((b, at, i) => edit(b, at, () => values[i]), p.body) }));
+        return fc.tuple(ids('path'), ids('query'), body).map(([path, query, values]) => ({ path, query, body: idPaths.reduce((b, at, i) => edit(b, at, () => values[i]), p.body) }));
       },
-      (p, { path, body }) => build('mixed-ids', { ...p, path: encodeAll(path), body }),
+      (p, { path, query, body }) => build('mixed-ids', { ...p, path: encodeAll(path as Record<string, string>), query: { ...p.query, ...encodeAll(query as Record<string, string>) }, body }),
     ),
     'hostile-text': on(
       'hostile-text',
@@ -184,7 +185,7 @@ export function requestsOf(doc: OpenApiDocument, op: Operation, world: World): {
       },
       (_, changed) => build('boundary-number', changed as Parts),
     ),
-    'path-spelling': on('path-spelling', () => pick(respelled(op.path, Object.keys(doc.paths))), (p, template) => build('path-spelling', p, { template })),
+    'path-spelling': on('path-spelling', () => pick(templateSpellingsOf(op.path, Object.keys(doc.paths))), (p, template) => build('path-spelling', p, { template })),
     'wrong-type': on('wrong-type', (p) => pick(bodyPathsOf(p)).chain((at) => (at ? wrongTypeOf(valueAt(p.body, at)).map((w) => edit(p.body, at, () => w)) : fc.constant(p.body))), (p, body) => build('wrong-type', withBody(p, body))),
     'missing-field': on('missing-field', (p) => pick(bodyPathsOf(p)), (p, at) => build('missing-field', withBody(p, at ? edit(p.body, at, () => undefined) : undefined))),
     'huge-body': parts('huge-body').map((p) =>
@@ -242,30 +243,6 @@ function optionalQuery(doc: OpenApiDocument, queryParams: any[]): fc.Arbitrary<R
   return fc
     .record(Object.fromEntries(optional.map((p) => [p.name, fc.option(valueOf(doc, p.schema), { nil: undefined })])))
     .map((q) => Object.fromEntries(Object.entries(q).filter(([, v]) => v !== undefined).map(([k, v]) => [k, encodeUrlValue(typeof v === 'object' ? JSON.stringify(v) : String(v))])));
-}
-
-/** Whether a path (with `{...}` placeholders) is one of `templates`, whatever values their parameters take. */
-function namesAPath(path: string, templates: string[]): boolean {
-  const segments = path.split('/');
-  return templates.some((t) => {
-    const parts = t.split('/');
-    return parts.length === segments.length && parts.every((part, i) => part === segments[i] || (/^\{.+\}$/.test(part) && segments[i] !== ''));
-  });
-}
-
-/**
- * Other spellings of an operation's path template in which every `{parameter}` is still a whole
- * segment (`/{id}%20` would be another value of the parameter, not another spelling of the path),
- * and which name no path of the contract (`/subscriptions/.` is the path of one subscription).
- */
-function respelled(template: string, templates: string[]): string[] {
-  const names = [...template.matchAll(/\{([^}]+)\}/g)].map((m) => m[1]!);
-  const numbered = names.reduce((t, name, i) => t.replace(`{${name}}`, `{${i}}`), template);
-  const literals = numbered.split('/').filter((s) => /^[a-z]/i.test(s)).length;
-  return [...new Set(Array.from({ length: literals }, (_, nth) => spellingsOf(numbered, nth)).flat())]
-    .filter((spelled) => names.every((_, i) => new RegExp(`/\\{${i}\\}(/|$)`).test(spelled)))
-    .filter((spelled) => !namesAPath(spelled, templates))
-    .map((spelled) => names.reduce((t, name, i) => t.replace(`{${i}}`, `{${name}}`), spelled));
 }
 
 export async function send(baseUrl: string, req: FuzzRequest): Promise<RawAnswer> {

@@ -35,3 +35,27 @@ export function spellingsOf(path: string, nth = 0): string[] {
   ];
   return [...new Set(out)].filter((p) => p !== path);
 }
+
+/** Whether a path (with `{...}` placeholders) is one of `templates`, whatever values their parameters take. */
+function namesAPath(path: string, templates: string[]): boolean {
+  const segments = path.split('/');
+  return templates.some((t) => {
+    const parts = t.split('/');
+    return parts.length === segments.length && parts.every((part, i) => part === segments[i] || (/^\{.+\}$/.test(part) && segments[i] !== ''));
+  });
+}
+
+/**
+ * Other spellings of an operation's path template in which every `{parameter}` is still a whole
+ * segment (`/{id}%20` would be another value of the parameter, not another spelling of the path),
+ * and which name no path of the contract (`/subscriptions/.` is the path of one subscription).
+ */
+export function templateSpellingsOf(template: string, templates: string[]): string[] {
+  const names = [...template.matchAll(/\{([^}]+)\}/g)].map((m) => m[1]!);
+  const numbered = names.reduce((t, name, i) => t.replace(`{${name}}`, `{${i}}`), template);
+  const literals = numbered.split('/').filter((s) => /^[a-z]/i.test(s)).length;
+  return [...new Set(Array.from({ length: literals }, (_, nth) => spellingsOf(numbered, nth)).flat())]
+    .filter((spelled) => names.every((_, i) => new RegExp(`/\\{${i}\\}(/|$)`).test(spelled)))
+    .filter((spelled) => !namesAPath(spelled, templates))
+    .map((spelled) => names.reduce((t, name, i) => t.replace(`{${i}}`, `{${name}}`), spelled));
+}
