@@ -156,10 +156,11 @@ export function createPlatformClient(options: PlatformClientOptions): PlatformCl
   const client = { ...base } as Record<string, unknown>;
   for (const method of METHODS) {
     const call = base[method] as (path: string, init?: unknown) => Promise<Result>;
-    client[method] = async (path: string, init?: unknown) => withFailure(method, path, await call(path, init));
+    // `then` rather than an async wrapper: one promise less on every call.
+    client[method] = (path: string, init?: unknown) => call(path, init).then((result) => (result.response.ok ? result : withFailure(method, path, result)));
   }
   const request = base.request as (method: string, path: string, init?: unknown) => Promise<Result>;
-  client.request = async (method: string, path: string, init?: unknown) => withFailure(method.toUpperCase(), path, await request(method, path, init));
+  client.request = (method: string, path: string, init?: unknown) => request(method, path, init).then((result) => withFailure(method.toUpperCase(), path, result));
   const platform = client as unknown as PlatformClient;
   Object.assign(platform, paymentLinkPages(platform));
   return platform;

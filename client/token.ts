@@ -87,6 +87,8 @@ export async function requestAccessToken(client: Client<paths>, credentials: Cli
 }
 
 export interface AccessTokenCache {
+  /** The cached token while it is valid, without waiting (the hot path of every call). */
+  cached(): string | undefined;
   /** A valid token: the cached one, the one being fetched, or a new one. */
   get(): Promise<string>;
   /**
@@ -120,8 +122,13 @@ export function createAccessTokenCache(
     return inFlight;
   };
 
-  const get = () => (current && now() < current.renewAt ? Promise.resolve(current.token) : fetchNew());
+  const cached = () => (current && now() < current.renewAt ? current.token : undefined);
+  const get = () => {
+    const token = cached();
+    return token === undefined ? fetchNew() : Promise.resolve(token);
+  };
   return {
+    cached,
     get,
     refresh(rejected) {
       if (current?.token === rejected) current = undefined;

@@ -93,8 +93,8 @@ export function platformTransport(options: TransportOptions): Fetch {
 
     // The call's own end: the caller's signal, the client-wide signal, the call's deadline.
     const deadline = callTimeoutMs === undefined ? undefined : AbortSignal.timeout(callTimeoutMs);
-    const ends = [request.signal, options.signal, deadline].filter((s): s is AbortSignal => s !== undefined);
-    const callSignal = ends.length === 1 ? ends[0]! : AbortSignal.any(ends);
+    let callSignal = request.signal;
+    if (options.signal || deadline) callSignal = AbortSignal.any([request.signal, options.signal, deadline].filter((s): s is AbortSignal => s !== undefined));
     const fail = (error: unknown, attempts: number): never => {
       if (error instanceof PlatformError) throw error;
       throw new PlatformConnectionError(operationId, connectionFailure(error, callSignal, deadline), attempts, error);
@@ -118,21 +118,18 @@ export function platformTransport(options: TransportOptions): Fetch {
     let refreshed = false;
     let retries = 0;
     for (let attempt = 1; ; attempt++) {
-      if (tokens && token === undefined) token = await abortable(tokens.get(), callSignal).catch((e: unknown) => fail(e, attempt - 1));
+      if (tokens && token === undefined) token = tokens.cached() ?? (await abortable(tokens.get(), callSignal).catch((e: unknown) => fail(e, attempt - 1)));
       const headers = new Headers(request.headers);
       if (token !== undefined) headers.set('authorization', `Bearer ${token}`);
       const signal = timeoutMs ? AbortSignal.any([callSignal, AbortSignal.timeout(timeoutMs)]) : callSignal;
       const outgoing = new Request(url, { method: request.method, headers, body, signal, redirect: request.redirect });
       const started = performance.now();
-      const report = (outcome: { status?: number; error?: string; retryInMs?: number }) => {
+      const report = (outcome: { status?: number; error?: string }, retryInMs?: number) => {
         if (!observe) return;
         try {
-          const durationMs = performance.now() - started;
-          const { retryInMs, ...result } = outcome;
-          observe({
-            operationId, method: request.method, url, attempt, authenticated: token !== undefined, ...result, durationMs,
-            ...(retryInMs === undefined ? {} : { retryInMs }),
-          });
+          const observation: RequestObservation = { operationId, method: request.method, url, attempt, authenticated: token !== undefined, ...outcome, durationMs: performance.now() - started };
+          if (retryInMs !== undefined) observation.retryInMs = retryInMs;
+          observe(observation);
         } catch {
           // A failing observer (a logger) must never fail a payment call.
         }
@@ -144,7 +141,7 @@ export function platformTransport(options: TransportOptions): Fetch {
       } catch (error) {
         const again = !callSignal?.aborted && transient(error) && retries < maxRetries;
         const wait = again ? retryDelayMs(retries + 1, undefined, options.retry) : undefined;
-        report({ error: error instanceof Error ? error.name : 'Error', retryInMs: wait });
+        report({ error: error instanceof Error ? error.name : 'Error' }, wait);
         if (wait === undefined) return fail(error, attempt);
         retries += 1;
         await sleep(wait, callSignal).catch((e: unknown) => fail(e, attempt));
@@ -153,7 +150,7 @@ export function platformTransport(options: TransportOptions): Fetch {
 
       if (response.status === 401 && tokens && !refreshed) {
         // Refresh once and send once more: a second 401 is the answer, never a loop.
-        report({ status: 401, retryInMs: 0 });
+        report({ status: 401 }, 0);
         await response.body?.cancel();
         refreshed = true;
         const rejected = token!;
@@ -164,7 +161,7 @@ export function platformTransport(options: TransportOptions): Fetch {
       if (RETRIED_STATUSES.has(response.status) && retries < maxRetries && !callSignal?.aborted) {
         const wait = retryDelayMs(retries + 1, retryAfterMs(response.headers.get('retry-after')), options.retry);
         if (wait !== undefined) {
-          report({ status: response.status, retryInMs: wait });
+          report({ status: response.status }, wait);
           await response.body?.cancel();
           retries += 1;
           await sleep(wait, callSignal).catch((e: unknown) => fail(e, attempt));
