@@ -20,6 +20,7 @@ import { openStore } from '../../server/store/store.ts';
 import { webCheckoutRepository } from '../../server/web-checkout/repository.ts';
 import { PLATFORM_BUNDLE } from '../support/contract.ts';
 import { DEMO, ISSUER, startTestServer, tokenForm, type TestServer } from './support/server.ts';
+import { freshPostgresSchema, STORES } from './support/stores.ts';
 
 const PASSWORD = 'n0tif1cation-Pa55word-in-clear';
 const HEX_KEY = 'a1'.repeat(32);
@@ -153,10 +154,10 @@ describe('secrets in a PGlite data directory', () => {
   });
 });
 
-describe('migration 009: clear rows of earlier versions', () => {
+describe.each(STORES)('migration 009 on %s: clear rows of earlier versions', (kind) => {
   it('seals the active signing key and every notification password, and drops the clear columns', async () => {
     const before009 = await mkdtemp(join(tmpdir(), 'migrations-'));
-    const store = await openStore({});
+    const store = kind === 'postgres' ? await (await freshPostgresSchema())() : await openStore({});
     try {
       for (const m of (await listMigrations()).filter((m) => m.version < '009')) await copyFile(m.file, join(before009, `${m.version}_${m.name}.sql`));
       await migrate(store, before009);

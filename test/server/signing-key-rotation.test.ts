@@ -7,9 +7,11 @@ import { accessTokens } from '../../server/authentication/access-tokens.ts';
 import { RETIRED_KEY_PUBLISHED_MS } from '../../server/authentication/index.ts';
 import { loadSigningKeys, signingKeyRing } from '../../server/authentication/keys.ts';
 import { authenticationRepository } from '../../server/authentication/repository.ts';
-import { DEMO_SELLER_ID } from '../../server/sandbox/demo-seller.ts';
+import { createLogger } from '../../server/http/logging.ts';
+import { DEMO_SELLER_ID, ensureDemoSeller } from '../../server/sandbox/demo-seller.ts';
 import { PLATFORM_BUNDLE } from '../support/contract.ts';
-import { GATEWAY_SCOPE, ISSUER, startTestServer, tokenForm, type TestServer } from './support/server.ts';
+import { DEMO, GATEWAY_SCOPE, ISSUER, startTestServer, tokenForm, type TestServer } from './support/server.ts';
+import { STORE_KINDS } from './support/stores.ts';
 
 const ROTATE = '/sandbox/v1/signing-keys/rotate';
 const ADMIN = 'Bearer sandbox-admin-token';
@@ -95,6 +97,31 @@ describe('rotating the signing key', () => {
     await new Promise((r) => setTimeout(r, 1100)); // an unknown kid reads the keys again, at most once a second
     expect(await tokensB.verify(accessToken)).toEqual({ ...seller, scope: GATEWAY_SCOPE });
     expect((await b.current()).kid).toBe(rotation.kid);
+  });
+});
+
+describe.each(STORE_KINDS)('two instances on one $name database', (kind) => {
+  it('rotate at once: each rotation happens whole, one key stays active, and each verifies the other\'s tokens', async () => {
+    const { store, again, drop } = await kind.fresh();
+    try {
+      await ensureDemoSeller(store, DEMO, createLogger('silent'));
+      const options = { retiredKeyPublishedMs: RETIRED_KEY_PUBLISHED_MS };
+      const [a, b] = [await signingKeyRing(store, options), await signingKeyRing(await again(), options)];
+      const first = (await a.current()).kid;
+      const [ra, rb] = await Promise.all([a.rotate(), b.rotate()]);
+      // One rotation retired the first key, the other retired the key the first one made.
+      expect([ra.previousKid, rb.previousKid].sort()).toEqual([first, ra.previousKid === first ? ra.kid : rb.kid].sort());
+      const rows = await store.query<{ kid: string; active: boolean }>('SELECT kid, active FROM signing_keys ORDER BY created_at');
+      expect(rows.rows.filter((r) => r.active)).toHaveLength(1);
+      expect(rows.rows.map((r) => r.kid).sort()).toEqual([first, ra.kid, rb.kid].sort());
+      const seller = { clientId: 'c', sellerId: DEMO_SELLER_ID, country: 'BR', tenant: 'sandbox' };
+      const [fromA, fromB] = [await accessTokens(a, ISSUER).issue(seller), await accessTokens(b, ISSUER).issue(seller)];
+      await new Promise((r) => setTimeout(r, 1100));
+      expect((await accessTokens(b, ISSUER).verify(fromA.accessToken)).clientId).toBe('c');
+      expect((await accessTokens(a, ISSUER).verify(fromB.accessToken)).clientId).toBe('c');
+    } finally {
+      await drop();
+    }
   });
 });
 
