@@ -2,7 +2,11 @@
 // area error shapes reachable without casts, and the shape guards narrowing unknown values.
 import { describe, expectTypeOf, it } from 'vitest';
 import {
+  checkoutNotificationHandler,
   createPlatformClient,
+  dataOrThrow,
+  type PaymentLinkPage,
+  type PlatformApiError,
   isPaymentLinkError,
   isRecurrenceError,
   isWebCheckoutError,
@@ -47,5 +51,24 @@ describe('types of the platform client', () => {
   it('uploads a product image through a typed call', () => {
     const upload = () => client.POST('/dpy/payment-link/v1/payment-links/products/images', productImageUpload(new Blob(['x']), 'photo.png'));
     expectTypeOf<NonNullable<ResultOf<typeof upload>['data']>>().toEqualTypeOf<Schemas['ProductImage']>();
+  });
+
+  it('types the per-call options, the failure of an answer and the pagination helpers', () => {
+    const seller = () => client.GET('/dpy/payment-link/v1/sellers', { signal: new AbortController().signal, timeoutMs: 1_000, maxRetries: 0 });
+    type Result = ResultOf<typeof seller>;
+    expectTypeOf<NonNullable<Result['failure']>>().toEqualTypeOf<PlatformApiError<PaymentLinkError>>();
+    expectTypeOf<ReturnType<typeof dataOrThrow<Result>>>().toEqualTypeOf<Schemas['Seller']>();
+    // @ts-expect-error: timeoutMs is a number of milliseconds
+    void (() => client.GET('/dpy/payment-link/v1/sellers', { timeoutMs: '1s' }));
+    // @ts-expect-error: maxRetries is a number
+    void (() => client.GET('/dpy/payment-link/v1/sellers', { maxRetries: true }));
+    // Still a required body where the contract requires one.
+    // @ts-expect-error: body is missing
+    void (() => client.POST('/dpy/web-checkout/v1/payment-intent', { timeoutMs: 5 }));
+    expectTypeOf(client.listPaymentLinks).returns.toEqualTypeOf<Promise<PaymentLinkPage>>();
+    expectTypeOf<ResultOf<typeof client.listPaymentLinks>['links'][number]>().toEqualTypeOf<Schemas['PaymentLink']>();
+    // A Fetch API handler is a Next.js route handler.
+    const POST: (request: Request) => Promise<Response> = checkoutNotificationHandler({ credentials: { user: 'u', password: 'p' }, onNotification: () => {} });
+    void POST;
   });
 });
