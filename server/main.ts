@@ -28,7 +28,8 @@ Variables:
                                       required, with a value of your own, to listen beyond loopback)
   SANDBOX_DEMO_CLIENT_ID / _SECRET    the demo seller's credentials (demo-seller-client / demo-seller-secret)
   SANDBOX_ENCRYPTION_KEY              key that encrypts signing keys and webhook passwords at rest
-                                      (default: generated once into a 0600 file beside the data directory)
+                                      (unset: derived from DATABASE_URL, else generated once into the
+                                      0600 file <data dir>.encryption-key, else random in memory)
   SANDBOX_ALLOW_PRIVATE_NOTIFICATION_URLS  whether webhooks may target private addresses (default true)
   ISSUER, PUBLIC_BASE_URL             the tokens' iss; the base of the hosted checkout's redirect_url
   LOG_LEVEL                           pino level (info)
