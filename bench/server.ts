@@ -14,7 +14,7 @@ import { cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import autocannon from 'autocannon';
 import { migrate } from '../server/store/migrate.ts';
-import { openStore } from '../server/store/store.ts';
+import { openStore } from '../server/store/open-store.ts';
 import { DEMO_SELLER_ID, ensureDemoSeller } from '../server/sandbox/demo-seller.ts';
 import { freePort } from '../test/support/processes.ts';
 import { tokenFlood, tokenFloodLines } from './token-flood.ts';

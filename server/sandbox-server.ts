@@ -12,7 +12,8 @@ import type { AddressInfo } from 'node:net';
 import type { Logger } from 'pino';
 import type { Config } from './config.ts';
 import { migrate } from './store/migrate.ts';
-import { openStore, type Store } from './store/store.ts';
+import { type Store } from './store/store.ts';
+import { openStore } from './store/open-store.ts';
 
 const SHUTDOWN_GRACE_MS = 10_000;
 

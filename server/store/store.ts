@@ -1,7 +1,6 @@
 // The one storage interface of the reference server: PostgreSQL SQL, spoken either by embedded
 // PGlite (a data directory on disk, or memory) or by a PostgreSQL server through `pg`.
-import { resolveEncryptionKey } from './encryption-key.ts';
-import { sealedSecrets, type SealedSecrets } from './sealed-secrets.ts';
+import type { SealedSecrets } from './sealed-secrets.ts';
 
 export interface QueryResult<T> {
   rows: T[];
@@ -44,28 +43,6 @@ export function rethrowWithoutValues(error: unknown): never {
     error.stack = error.stack?.replace(quoted, error.message);
   }
   throw error;
-}
-
-export interface StoreOptions {
-  /** A PostgreSQL connection string; when set, PGlite is not used. */
-  databaseUrl?: string;
-  /** PGlite data directory; absent means in memory. */
-  dataDir?: string;
-  /** SANDBOX_ENCRYPTION_KEY; absent means the rule of encryption-key.ts. */
-  encryptionKey?: string;
-}
-
-/** PostgreSQL when a URL is given, PGlite otherwise. Imports lazily so each driver loads only when used. */
-export async function openStore(options: StoreOptions): Promise<Store> {
-  const atRest = sealedSecrets(await resolveEncryptionKey(options)); // a bad key fails before connecting
-  const store = options.databaseUrl
-    ? (await import('./postgres-store.ts')).openPostgresStore(options.databaseUrl)
-    : (await import('./pglite-store.ts')).openPgliteStore(options.dataDir);
-  return withSealedSecrets(await store, atRest);
-}
-
-function withSealedSecrets(store: Store, atRest: SealedSecrets): Store {
-  return { ...store, atRest, transaction: (fn) => store.transaction((tx) => fn({ ...tx, atRest })) };
 }
 
 /** The sealed secrets of a store, or of one of its transactions. */

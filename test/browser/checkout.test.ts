@@ -14,7 +14,8 @@ import { notificationDeliveryWorker } from '../../server/checkout/notification-d
 import { createLogger } from '../../server/http/logging.ts';
 import { ensureDemoSeller } from '../../server/sandbox/demo-seller.ts';
 import { migrate } from '../../server/store/migrate.ts';
-import { openStore, type Store } from '../../server/store/store.ts';
+import { type Store } from '../../server/store/store.ts';
+import { openStore } from '../../server/store/open-store.ts';
 import { launchBrowser } from '../support/browser.ts';
 import { PLATFORM_BUNDLE } from '../support/contract.ts';
 import { APPROVED, configureCheckout, createIntent, DENIED, MERCHANT_CREDENTIALS, startMerchant, type Merchant } from '../server/support/checkout.ts';

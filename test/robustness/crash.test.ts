@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { DEMO_SELLER_ID } from '../../server/sandbox/demo-seller.ts';
 import { encryptionKeyFileOf } from '../../server/store/encryption-key.ts';
-import { openStore } from '../../server/store/store.ts';
+import { openStore } from '../../server/store/open-store.ts';
 import { PLATFORM_BUNDLE } from '../support/contract.ts';
 import { freePort, startProcess, type Started } from '../support/processes.ts';
 import { DATABASE_URL } from '../server/support/stores.ts';

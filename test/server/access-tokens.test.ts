@@ -6,7 +6,8 @@ import { loadSigningKeys, type SigningKeys } from '../../server/authentication/k
 import { authenticationRepository } from '../../server/authentication/repository.ts';
 import { isGuid } from '../../server/http/auth.ts';
 import { migrate } from '../../server/store/migrate.ts';
-import { openStore, type Store } from '../../server/store/store.ts';
+import { type Store } from '../../server/store/store.ts';
+import { openStore } from '../../server/store/open-store.ts';
 import { GATEWAY_SCOPE, ISSUER } from './support/server.ts';
 
 const SELLER = { clientId: 'client-1', sellerId: '0b6f4e7a-2c1d-4b8e-9f3a-5d6c7e8f9a0b', country: 'BR', tenant: 'sandbox' };

@@ -16,7 +16,7 @@ import { DEMO_SELLER_ID, ensureDemoSeller } from '../../server/sandbox/demo-sell
 import { encryptionKeyFileOf, parseEncryptionKey, resolveEncryptionKey } from '../../server/store/encryption-key.ts';
 import { listMigrations, migrate } from '../../server/store/migrate.ts';
 import { SealedSecretUnreadable, sealedSecrets } from '../../server/store/sealed-secrets.ts';
-import { openStore } from '../../server/store/store.ts';
+import { openStore } from '../../server/store/open-store.ts';
 import { webCheckoutRepository } from '../../server/web-checkout/repository.ts';
 import { PLATFORM_BUNDLE } from '../support/contract.ts';
 import { DEMO, ISSUER, startTestServer, tokenForm, type TestServer } from './support/server.ts';

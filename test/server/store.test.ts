@@ -11,7 +11,8 @@ import { createLogger } from '../../server/http/logging.ts';
 import { DEMO_SELLER, DEMO_SELLER_ID, ensureDemoSeller } from '../../server/sandbox/demo-seller.ts';
 import { encryptionKeyFileOf } from '../../server/store/encryption-key.ts';
 import { listMigrations, migrate } from '../../server/store/migrate.ts';
-import { openStore, type Store } from '../../server/store/store.ts';
+import { type Store } from '../../server/store/store.ts';
+import { openStore } from '../../server/store/open-store.ts';
 import { DEMO, ISSUER, startTestServer, tokenForm } from './support/server.ts';
 import { DATABASE_URL, freshPostgresSchema } from './support/stores.ts';
 

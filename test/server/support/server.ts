@@ -17,7 +17,8 @@ import { createLogger } from '../../../server/http/logging.ts';
 import { ensureDemoSeller } from '../../../server/sandbox/demo-seller.ts';
 import { migrate } from '../../../server/store/migrate.ts';
 import type { HostResolver } from '../../../server/notifications/public-addresses.ts';
-import { openStore, type Store } from '../../../server/store/store.ts';
+import { type Store } from '../../../server/store/store.ts';
+import { openStore } from '../../../server/store/open-store.ts';
 
 const ROOT = new URL('../../../', import.meta.url).pathname;
 

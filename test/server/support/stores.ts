@@ -4,7 +4,8 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll } from 'vitest';
 import { migrate } from '../../../server/store/migrate.ts';
-import { openStore, type Store } from '../../../server/store/store.ts';
+import { type Store } from '../../../server/store/store.ts';
+import { openStore } from '../../../server/store/open-store.ts';
 
 export const DATABASE_URL = process.env.DATABASE_URL;
 

@@ -1,0 +1,29 @@
+// Opening the store: PostgreSQL when a URL is given, embedded PGlite otherwise, with the key that
+// seals secrets at rest. Apart from store.ts (the interface), so that the two drivers, which
+// implement that interface, and the factory, which imports them, form no import cycle.
+import { resolveEncryptionKey } from './encryption-key.ts';
+import { sealedSecrets, type SealedSecrets } from './sealed-secrets.ts';
+import type { Store } from './store.ts';
+
+export interface StoreOptions {
+  /** A PostgreSQL connection string; when set, PGlite is not used. */
+  databaseUrl?: string;
+  /** PGlite data directory; absent means in memory. */
+  dataDir?: string;
+  /** SANDBOX_ENCRYPTION_KEY; absent means the rule of encryption-key.ts. */
+  encryptionKey?: string;
+}
+
+/** PostgreSQL when a URL is given, PGlite otherwise. Imports lazily so each driver loads only when used. */
+export async function openStore(options: StoreOptions): Promise<Store> {
+  const atRest = sealedSecrets(await resolveEncryptionKey(options)); // a bad key fails before connecting
+  const store = options.databaseUrl
+    ? (await import('./postgres-store.ts')).openPostgresStore(options.databaseUrl)
+    : (await import('./pglite-store.ts')).openPgliteStore(options.dataDir);
+  return withSealedSecrets(await store, atRest);
+}
+
+function withSealedSecrets(store: Store, atRest: SealedSecrets): Store {
+  return { ...store, atRest, transaction: (fn) => store.transaction((tx) => fn({ ...tx, atRest })) };
+}
+
