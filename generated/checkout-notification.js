@@ -245,11 +245,11 @@ var schema63 = { "type": "object", "description": "What the hosted checkout fron
 var formats0 = /^(?:urn:uuid:)?[0-9a-f]{8}-(?:[0-9a-f]{4}-){3}[0-9a-f]{12}$/i;
 var formats8 = require_formats().fullFormats.int32;
 var pattern4 = new RegExp("^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-4[0-9a-fA-F]{3}-[89abAB][0-9a-fA-F]{3}-[0-9a-fA-F]{12}$", "u");
-var schema35 = { "type": "object", "description": 'The buyer. Sent in the payment intent request and echoed, with the same shape, in the checkout\nnotification.\n\nRules the server enforces (they depend on the seller\'s country, which the request does not hold):\n\n- For a BR seller, `document_number` must be a valid CPF (11 digits, both check digits right)\n  when `document_type` is `CPF`, and a valid CNPJ (14 digits, both check digits right) when it is\n  `CNPJ`; otherwise 422 `validation_error` on `customer.document_number`.\n- For a BR seller, `customer_id` must correspond to a valid CPF. **Package decision (the seed says\n  only that an invalid one "can trigger fraud prevention that blocks payment"):** the intent is not\n  refused; the payment of a customer whose `customer_id` is neither a valid CPF nor a valid CNPJ is\n  denied by fraud prevention (notification `payment.result.status` `Denied`, `return_code`\n  `FRAUD_PREVENTION`, `return_message` `Denied by fraud prevention`).\n', "required": ["customer_id", "first_name", "last_name", "name", "email", "document_type", "document_number", "billing_address"], "properties": { "customer_id": { "type": "string", "pattern": "^[A-Za-z0-9]+$", "description": "The merchant's id of the buyer: letters and digits only, no separators. Recommended to equal\n`document_number`; for BR it must correspond to a valid CPF (see above).\n" }, "first_name": { "$ref": "#/components/schemas/Text", "minLength": 1, "description": "First name." }, "last_name": { "$ref": "#/components/schemas/Text", "minLength": 1, "description": "Last name." }, "name": { "$ref": "#/components/schemas/Text", "minLength": 1, "description": "Full name." }, "email": { "type": "string", "format": "email", "description": "E-mail address." }, "document_type": { "$ref": "#/components/schemas/CheckoutDocumentType" }, "document_number": { "$ref": "#/components/schemas/Text", "minLength": 1, "description": "Document number, digits only for CPF and CNPJ; for a BR seller a valid CPF (or CNPJ with `document_type` `CNPJ`)." }, "phone_number": { "$ref": "#/components/schemas/Text", "description": "Phone number, digits only with country and area code recommended (e.g. `5511987654321`)." }, "gender": { "type": "string", "description": "Gender.", "enum": ["Female", "Male", "Intersex", "Trans", "Non-Conforming", "Personal", "Eunuch"] }, "checked_email": { "type": "boolean", "description": "Whether the seller verified the e-mail when the customer registered at the store." }, "billing_address": { "$ref": "#/components/schemas/CheckoutAddress" } } };
+var schema35 = { "type": "object", "description": 'The buyer. Sent in the payment intent request and echoed, with the same shape, in the checkout\nnotification.\n\nRules the server enforces (they depend on the seller\'s country, which the request does not hold):\n\n- For a BR seller, `document_number` must be a valid CPF (11 digits, both check digits right)\n  when `document_type` is `CPF`, and a valid CNPJ (14 digits, both check digits right) when it is\n  `CNPJ`; otherwise 422 `validation_error` on `customer.document_number`.\n- For a BR seller, `customer_id` must correspond to a valid CPF. **Package decision (the seed says\n  only that an invalid one "can trigger fraud prevention that blocks payment"):** the intent is not\n  refused; the payment of a customer whose `customer_id` is neither a valid CPF nor a valid CNPJ is\n  denied by fraud prevention (notification `payment.result.status` `Denied`, `return_code`\n  `FRAUD_PREVENTION`, `return_message` `Denied by fraud prevention`).\n', "required": ["customer_id", "first_name", "last_name", "name", "email", "document_type", "document_number", "billing_address"], "properties": { "customer_id": { "maxLength": 64, "type": "string", "pattern": "^[A-Za-z0-9]+$", "description": "The merchant's id of the buyer: letters and digits only, no separators. Recommended to equal\n`document_number`; for BR it must correspond to a valid CPF (see above).\n" }, "first_name": { "maxLength": 60, "$ref": "#/components/schemas/Text", "minLength": 1, "description": "First name." }, "last_name": { "maxLength": 60, "$ref": "#/components/schemas/Text", "minLength": 1, "description": "Last name." }, "name": { "maxLength": 120, "$ref": "#/components/schemas/Text", "minLength": 1, "description": "Full name." }, "email": { "maxLength": 254, "type": "string", "format": "email", "description": "E-mail address." }, "document_type": { "$ref": "#/components/schemas/CheckoutDocumentType" }, "document_number": { "maxLength": 20, "$ref": "#/components/schemas/Text", "minLength": 1, "description": "Document number, digits only for CPF and CNPJ; for a BR seller a valid CPF (or CNPJ with `document_type` `CNPJ`)." }, "phone_number": { "maxLength": 20, "$ref": "#/components/schemas/Text", "description": "Phone number, digits only with country and area code recommended (e.g. `5511987654321`)." }, "gender": { "type": "string", "description": "Gender.", "enum": ["Female", "Male", "Intersex", "Trans", "Non-Conforming", "Personal", "Eunuch"] }, "checked_email": { "type": "boolean", "description": "Whether the seller verified the e-mail when the customer registered at the store." }, "billing_address": { "$ref": "#/components/schemas/CheckoutAddress" } } };
 var schema39 = { "type": "string", "description": "Type of the customer's document. The allowed value depends on the seller's country:\n\n| Seller country | Allowed `document_type` |\n|---|---|\n| BR | `CPF` (individuals) or `CNPJ` (companies) |\n| AR | `DNI` |\n| CL | `RUT` |\n| MX | `RFC` |\n| UY | `CI` |\n| ES | `DNI` |\n\n**Package decision (the seed does not show whose country decides):** the seller's country, taken\nfrom the access token, decides; the schema carries the union of the values and the server refuses\na value not allowed for the seller's country with 422 `country_rule_violation` on the field\n`customer.document_type`.\n", "enum": ["CPF", "CNPJ", "DNI", "RUT", "RFC", "CI"] };
+var func1 = require_ucs2length().default;
 var pattern7 = new RegExp("^[A-Za-z0-9]+$", "u");
 var pattern8 = new RegExp("^[^\\u0000-\\u0008\\u000B\\u000C\\u000E-\\u001F\\u007F]*$", "u");
-var func1 = require_ucs2length().default;
 var formats6 = /^[a-z0-9!#$%&'*+/=?^_`{|}~-]+(?:\.[a-z0-9!#$%&'*+/=?^_`{|}~-]+)*@(?:[a-z0-9](?:[a-z0-9-]*[a-z0-9])?\.)+[a-z0-9](?:[a-z0-9-]*[a-z0-9])?$/i;
 var pattern19 = new RegExp("^[A-Z]{2}$", "u");
 function validate24(data, { instancePath = "", parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {}) {
@@ -722,8 +722,8 @@ function validate23(data, { instancePath = "", parentData, parentDataProperty, r
     if (data.customer_id !== void 0) {
       let data0 = data.customer_id;
       if (typeof data0 === "string") {
-        if (!pattern7.test(data0)) {
-          const err8 = { instancePath: instancePath + "/customer_id", schemaPath: "#/properties/customer_id/pattern", keyword: "pattern", params: { pattern: "^[A-Za-z0-9]+$" }, message: 'must match pattern "^[A-Za-z0-9]+$"' };
+        if (func1(data0) > 64) {
+          const err8 = { instancePath: instancePath + "/customer_id", schemaPath: "#/properties/customer_id/maxLength", keyword: "maxLength", params: { limit: 64 }, message: "must NOT have more than 64 characters" };
           if (vErrors === null) {
             vErrors = [err8];
           } else {
@@ -731,12 +731,21 @@ function validate23(data, { instancePath = "", parentData, parentDataProperty, r
           }
           errors++;
         }
+        if (!pattern7.test(data0)) {
+          const err9 = { instancePath: instancePath + "/customer_id", schemaPath: "#/properties/customer_id/pattern", keyword: "pattern", params: { pattern: "^[A-Za-z0-9]+$" }, message: 'must match pattern "^[A-Za-z0-9]+$"' };
+          if (vErrors === null) {
+            vErrors = [err9];
+          } else {
+            vErrors.push(err9);
+          }
+          errors++;
+        }
       } else {
-        const err9 = { instancePath: instancePath + "/customer_id", schemaPath: "#/properties/customer_id/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+        const err10 = { instancePath: instancePath + "/customer_id", schemaPath: "#/properties/customer_id/type", keyword: "type", params: { type: "string" }, message: "must be string" };
         if (vErrors === null) {
-          vErrors = [err9];
+          vErrors = [err10];
         } else {
-          vErrors.push(err9);
+          vErrors.push(err10);
         }
         errors++;
       }
@@ -745,30 +754,39 @@ function validate23(data, { instancePath = "", parentData, parentDataProperty, r
       let data1 = data.first_name;
       if (typeof data1 === "string") {
         if (!pattern8.test(data1)) {
-          const err10 = { instancePath: instancePath + "/first_name", schemaPath: "#/components/schemas/Text/pattern", keyword: "pattern", params: { pattern: "^[^\\u0000-\\u0008\\u000B\\u000C\\u000E-\\u001F\\u007F]*$" }, message: 'must match pattern "^[^\\u0000-\\u0008\\u000B\\u000C\\u000E-\\u001F\\u007F]*$"' };
+          const err11 = { instancePath: instancePath + "/first_name", schemaPath: "#/components/schemas/Text/pattern", keyword: "pattern", params: { pattern: "^[^\\u0000-\\u0008\\u000B\\u000C\\u000E-\\u001F\\u007F]*$" }, message: 'must match pattern "^[^\\u0000-\\u0008\\u000B\\u000C\\u000E-\\u001F\\u007F]*$"' };
           if (vErrors === null) {
-            vErrors = [err10];
+            vErrors = [err11];
           } else {
-            vErrors.push(err10);
+            vErrors.push(err11);
           }
           errors++;
         }
       } else {
-        const err11 = { instancePath: instancePath + "/first_name", schemaPath: "#/components/schemas/Text/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+        const err12 = { instancePath: instancePath + "/first_name", schemaPath: "#/components/schemas/Text/type", keyword: "type", params: { type: "string" }, message: "must be string" };
         if (vErrors === null) {
-          vErrors = [err11];
+          vErrors = [err12];
         } else {
-          vErrors.push(err11);
+          vErrors.push(err12);
         }
         errors++;
       }
       if (typeof data1 === "string") {
-        if (func1(data1) < 1) {
-          const err12 = { instancePath: instancePath + "/first_name", schemaPath: "#/properties/first_name/minLength", keyword: "minLength", params: { limit: 1 }, message: "must NOT have fewer than 1 characters" };
+        if (func1(data1) > 60) {
+          const err13 = { instancePath: instancePath + "/first_name", schemaPath: "#/properties/first_name/maxLength", keyword: "maxLength", params: { limit: 60 }, message: "must NOT have more than 60 characters" };
           if (vErrors === null) {
-            vErrors = [err12];
+            vErrors = [err13];
           } else {
-            vErrors.push(err12);
+            vErrors.push(err13);
+          }
+          errors++;
+        }
+        if (func1(data1) < 1) {
+          const err14 = { instancePath: instancePath + "/first_name", schemaPath: "#/properties/first_name/minLength", keyword: "minLength", params: { limit: 1 }, message: "must NOT have fewer than 1 characters" };
+          if (vErrors === null) {
+            vErrors = [err14];
+          } else {
+            vErrors.push(err14);
           }
           errors++;
         }
@@ -778,26 +796,7 @@ function validate23(data, { instancePath = "", parentData, parentDataProperty, r
       let data2 = data.last_name;
       if (typeof data2 === "string") {
         if (!pattern8.test(data2)) {
-          const err13 = { instancePath: instancePath + "/last_name", schemaPath: "#/components/schemas/Text/pattern", keyword: "pattern", params: { pattern: "^[^\\u0000-\\u0008\\u000B\\u000C\\u000E-\\u001F\\u007F]*$" }, message: 'must match pattern "^[^\\u0000-\\u0008\\u000B\\u000C\\u000E-\\u001F\\u007F]*$"' };
-          if (vErrors === null) {
-            vErrors = [err13];
-          } else {
-            vErrors.push(err13);
-          }
-          errors++;
-        }
-      } else {
-        const err14 = { instancePath: instancePath + "/last_name", schemaPath: "#/components/schemas/Text/type", keyword: "type", params: { type: "string" }, message: "must be string" };
-        if (vErrors === null) {
-          vErrors = [err14];
-        } else {
-          vErrors.push(err14);
-        }
-        errors++;
-      }
-      if (typeof data2 === "string") {
-        if (func1(data2) < 1) {
-          const err15 = { instancePath: instancePath + "/last_name", schemaPath: "#/properties/last_name/minLength", keyword: "minLength", params: { limit: 1 }, message: "must NOT have fewer than 1 characters" };
+          const err15 = { instancePath: instancePath + "/last_name", schemaPath: "#/components/schemas/Text/pattern", keyword: "pattern", params: { pattern: "^[^\\u0000-\\u0008\\u000B\\u000C\\u000E-\\u001F\\u007F]*$" }, message: 'must match pattern "^[^\\u0000-\\u0008\\u000B\\u000C\\u000E-\\u001F\\u007F]*$"' };
           if (vErrors === null) {
             vErrors = [err15];
           } else {
@@ -805,32 +804,27 @@ function validate23(data, { instancePath = "", parentData, parentDataProperty, r
           }
           errors++;
         }
-      }
-    }
-    if (data.name !== void 0) {
-      let data3 = data.name;
-      if (typeof data3 === "string") {
-        if (!pattern8.test(data3)) {
-          const err16 = { instancePath: instancePath + "/name", schemaPath: "#/components/schemas/Text/pattern", keyword: "pattern", params: { pattern: "^[^\\u0000-\\u0008\\u000B\\u000C\\u000E-\\u001F\\u007F]*$" }, message: 'must match pattern "^[^\\u0000-\\u0008\\u000B\\u000C\\u000E-\\u001F\\u007F]*$"' };
-          if (vErrors === null) {
-            vErrors = [err16];
-          } else {
-            vErrors.push(err16);
-          }
-          errors++;
-        }
       } else {
-        const err17 = { instancePath: instancePath + "/name", schemaPath: "#/components/schemas/Text/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+        const err16 = { instancePath: instancePath + "/last_name", schemaPath: "#/components/schemas/Text/type", keyword: "type", params: { type: "string" }, message: "must be string" };
         if (vErrors === null) {
-          vErrors = [err17];
+          vErrors = [err16];
         } else {
-          vErrors.push(err17);
+          vErrors.push(err16);
         }
         errors++;
       }
-      if (typeof data3 === "string") {
-        if (func1(data3) < 1) {
-          const err18 = { instancePath: instancePath + "/name", schemaPath: "#/properties/name/minLength", keyword: "minLength", params: { limit: 1 }, message: "must NOT have fewer than 1 characters" };
+      if (typeof data2 === "string") {
+        if (func1(data2) > 60) {
+          const err17 = { instancePath: instancePath + "/last_name", schemaPath: "#/properties/last_name/maxLength", keyword: "maxLength", params: { limit: 60 }, message: "must NOT have more than 60 characters" };
+          if (vErrors === null) {
+            vErrors = [err17];
+          } else {
+            vErrors.push(err17);
+          }
+          errors++;
+        }
+        if (func1(data2) < 1) {
+          const err18 = { instancePath: instancePath + "/last_name", schemaPath: "#/properties/last_name/minLength", keyword: "minLength", params: { limit: 1 }, message: "must NOT have fewer than 1 characters" };
           if (vErrors === null) {
             vErrors = [err18];
           } else {
@@ -840,11 +834,11 @@ function validate23(data, { instancePath = "", parentData, parentDataProperty, r
         }
       }
     }
-    if (data.email !== void 0) {
-      let data4 = data.email;
-      if (typeof data4 === "string") {
-        if (!formats6.test(data4)) {
-          const err19 = { instancePath: instancePath + "/email", schemaPath: "#/properties/email/format", keyword: "format", params: { format: "email" }, message: 'must match format "email"' };
+    if (data.name !== void 0) {
+      let data3 = data.name;
+      if (typeof data3 === "string") {
+        if (!pattern8.test(data3)) {
+          const err19 = { instancePath: instancePath + "/name", schemaPath: "#/components/schemas/Text/pattern", keyword: "pattern", params: { pattern: "^[^\\u0000-\\u0008\\u000B\\u000C\\u000E-\\u001F\\u007F]*$" }, message: 'must match pattern "^[^\\u0000-\\u0008\\u000B\\u000C\\u000E-\\u001F\\u007F]*$"' };
           if (vErrors === null) {
             vErrors = [err19];
           } else {
@@ -853,7 +847,7 @@ function validate23(data, { instancePath = "", parentData, parentDataProperty, r
           errors++;
         }
       } else {
-        const err20 = { instancePath: instancePath + "/email", schemaPath: "#/properties/email/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+        const err20 = { instancePath: instancePath + "/name", schemaPath: "#/components/schemas/Text/type", keyword: "type", params: { type: "string" }, message: "must be string" };
         if (vErrors === null) {
           vErrors = [err20];
         } else {
@@ -861,24 +855,75 @@ function validate23(data, { instancePath = "", parentData, parentDataProperty, r
         }
         errors++;
       }
+      if (typeof data3 === "string") {
+        if (func1(data3) > 120) {
+          const err21 = { instancePath: instancePath + "/name", schemaPath: "#/properties/name/maxLength", keyword: "maxLength", params: { limit: 120 }, message: "must NOT have more than 120 characters" };
+          if (vErrors === null) {
+            vErrors = [err21];
+          } else {
+            vErrors.push(err21);
+          }
+          errors++;
+        }
+        if (func1(data3) < 1) {
+          const err22 = { instancePath: instancePath + "/name", schemaPath: "#/properties/name/minLength", keyword: "minLength", params: { limit: 1 }, message: "must NOT have fewer than 1 characters" };
+          if (vErrors === null) {
+            vErrors = [err22];
+          } else {
+            vErrors.push(err22);
+          }
+          errors++;
+        }
+      }
+    }
+    if (data.email !== void 0) {
+      let data4 = data.email;
+      if (typeof data4 === "string") {
+        if (func1(data4) > 254) {
+          const err23 = { instancePath: instancePath + "/email", schemaPath: "#/properties/email/maxLength", keyword: "maxLength", params: { limit: 254 }, message: "must NOT have more than 254 characters" };
+          if (vErrors === null) {
+            vErrors = [err23];
+          } else {
+            vErrors.push(err23);
+          }
+          errors++;
+        }
+        if (!formats6.test(data4)) {
+          const err24 = { instancePath: instancePath + "/email", schemaPath: "#/properties/email/format", keyword: "format", params: { format: "email" }, message: 'must match format "email"' };
+          if (vErrors === null) {
+            vErrors = [err24];
+          } else {
+            vErrors.push(err24);
+          }
+          errors++;
+        }
+      } else {
+        const err25 = { instancePath: instancePath + "/email", schemaPath: "#/properties/email/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+        if (vErrors === null) {
+          vErrors = [err25];
+        } else {
+          vErrors.push(err25);
+        }
+        errors++;
+      }
     }
     if (data.document_type !== void 0) {
       let data5 = data.document_type;
       if (typeof data5 !== "string") {
-        const err21 = { instancePath: instancePath + "/document_type", schemaPath: "#/components/schemas/CheckoutDocumentType/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+        const err26 = { instancePath: instancePath + "/document_type", schemaPath: "#/components/schemas/CheckoutDocumentType/type", keyword: "type", params: { type: "string" }, message: "must be string" };
         if (vErrors === null) {
-          vErrors = [err21];
+          vErrors = [err26];
         } else {
-          vErrors.push(err21);
+          vErrors.push(err26);
         }
         errors++;
       }
       if (!(data5 === "CPF" || data5 === "CNPJ" || data5 === "DNI" || data5 === "RUT" || data5 === "RFC" || data5 === "CI")) {
-        const err22 = { instancePath: instancePath + "/document_type", schemaPath: "#/components/schemas/CheckoutDocumentType/enum", keyword: "enum", params: { allowedValues: schema39.enum }, message: "must be equal to one of the allowed values" };
+        const err27 = { instancePath: instancePath + "/document_type", schemaPath: "#/components/schemas/CheckoutDocumentType/enum", keyword: "enum", params: { allowedValues: schema39.enum }, message: "must be equal to one of the allowed values" };
         if (vErrors === null) {
-          vErrors = [err22];
+          vErrors = [err27];
         } else {
-          vErrors.push(err22);
+          vErrors.push(err27);
         }
         errors++;
       }
@@ -887,30 +932,39 @@ function validate23(data, { instancePath = "", parentData, parentDataProperty, r
       let data6 = data.document_number;
       if (typeof data6 === "string") {
         if (!pattern8.test(data6)) {
-          const err23 = { instancePath: instancePath + "/document_number", schemaPath: "#/components/schemas/Text/pattern", keyword: "pattern", params: { pattern: "^[^\\u0000-\\u0008\\u000B\\u000C\\u000E-\\u001F\\u007F]*$" }, message: 'must match pattern "^[^\\u0000-\\u0008\\u000B\\u000C\\u000E-\\u001F\\u007F]*$"' };
+          const err28 = { instancePath: instancePath + "/document_number", schemaPath: "#/components/schemas/Text/pattern", keyword: "pattern", params: { pattern: "^[^\\u0000-\\u0008\\u000B\\u000C\\u000E-\\u001F\\u007F]*$" }, message: 'must match pattern "^[^\\u0000-\\u0008\\u000B\\u000C\\u000E-\\u001F\\u007F]*$"' };
           if (vErrors === null) {
-            vErrors = [err23];
+            vErrors = [err28];
           } else {
-            vErrors.push(err23);
+            vErrors.push(err28);
           }
           errors++;
         }
       } else {
-        const err24 = { instancePath: instancePath + "/document_number", schemaPath: "#/components/schemas/Text/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+        const err29 = { instancePath: instancePath + "/document_number", schemaPath: "#/components/schemas/Text/type", keyword: "type", params: { type: "string" }, message: "must be string" };
         if (vErrors === null) {
-          vErrors = [err24];
+          vErrors = [err29];
         } else {
-          vErrors.push(err24);
+          vErrors.push(err29);
         }
         errors++;
       }
       if (typeof data6 === "string") {
-        if (func1(data6) < 1) {
-          const err25 = { instancePath: instancePath + "/document_number", schemaPath: "#/properties/document_number/minLength", keyword: "minLength", params: { limit: 1 }, message: "must NOT have fewer than 1 characters" };
+        if (func1(data6) > 20) {
+          const err30 = { instancePath: instancePath + "/document_number", schemaPath: "#/properties/document_number/maxLength", keyword: "maxLength", params: { limit: 20 }, message: "must NOT have more than 20 characters" };
           if (vErrors === null) {
-            vErrors = [err25];
+            vErrors = [err30];
           } else {
-            vErrors.push(err25);
+            vErrors.push(err30);
+          }
+          errors++;
+        }
+        if (func1(data6) < 1) {
+          const err31 = { instancePath: instancePath + "/document_number", schemaPath: "#/properties/document_number/minLength", keyword: "minLength", params: { limit: 1 }, message: "must NOT have fewer than 1 characters" };
+          if (vErrors === null) {
+            vErrors = [err31];
+          } else {
+            vErrors.push(err31);
           }
           errors++;
         }
@@ -920,52 +974,63 @@ function validate23(data, { instancePath = "", parentData, parentDataProperty, r
       let data7 = data.phone_number;
       if (typeof data7 === "string") {
         if (!pattern8.test(data7)) {
-          const err26 = { instancePath: instancePath + "/phone_number", schemaPath: "#/components/schemas/Text/pattern", keyword: "pattern", params: { pattern: "^[^\\u0000-\\u0008\\u000B\\u000C\\u000E-\\u001F\\u007F]*$" }, message: 'must match pattern "^[^\\u0000-\\u0008\\u000B\\u000C\\u000E-\\u001F\\u007F]*$"' };
+          const err32 = { instancePath: instancePath + "/phone_number", schemaPath: "#/components/schemas/Text/pattern", keyword: "pattern", params: { pattern: "^[^\\u0000-\\u0008\\u000B\\u000C\\u000E-\\u001F\\u007F]*$" }, message: 'must match pattern "^[^\\u0000-\\u0008\\u000B\\u000C\\u000E-\\u001F\\u007F]*$"' };
           if (vErrors === null) {
-            vErrors = [err26];
+            vErrors = [err32];
           } else {
-            vErrors.push(err26);
+            vErrors.push(err32);
           }
           errors++;
         }
       } else {
-        const err27 = { instancePath: instancePath + "/phone_number", schemaPath: "#/components/schemas/Text/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+        const err33 = { instancePath: instancePath + "/phone_number", schemaPath: "#/components/schemas/Text/type", keyword: "type", params: { type: "string" }, message: "must be string" };
         if (vErrors === null) {
-          vErrors = [err27];
+          vErrors = [err33];
         } else {
-          vErrors.push(err27);
+          vErrors.push(err33);
         }
         errors++;
+      }
+      if (typeof data7 === "string") {
+        if (func1(data7) > 20) {
+          const err34 = { instancePath: instancePath + "/phone_number", schemaPath: "#/properties/phone_number/maxLength", keyword: "maxLength", params: { limit: 20 }, message: "must NOT have more than 20 characters" };
+          if (vErrors === null) {
+            vErrors = [err34];
+          } else {
+            vErrors.push(err34);
+          }
+          errors++;
+        }
       }
     }
     if (data.gender !== void 0) {
       let data8 = data.gender;
       if (typeof data8 !== "string") {
-        const err28 = { instancePath: instancePath + "/gender", schemaPath: "#/properties/gender/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+        const err35 = { instancePath: instancePath + "/gender", schemaPath: "#/properties/gender/type", keyword: "type", params: { type: "string" }, message: "must be string" };
         if (vErrors === null) {
-          vErrors = [err28];
+          vErrors = [err35];
         } else {
-          vErrors.push(err28);
+          vErrors.push(err35);
         }
         errors++;
       }
       if (!(data8 === "Female" || data8 === "Male" || data8 === "Intersex" || data8 === "Trans" || data8 === "Non-Conforming" || data8 === "Personal" || data8 === "Eunuch")) {
-        const err29 = { instancePath: instancePath + "/gender", schemaPath: "#/properties/gender/enum", keyword: "enum", params: { allowedValues: schema35.properties.gender.enum }, message: "must be equal to one of the allowed values" };
+        const err36 = { instancePath: instancePath + "/gender", schemaPath: "#/properties/gender/enum", keyword: "enum", params: { allowedValues: schema35.properties.gender.enum }, message: "must be equal to one of the allowed values" };
         if (vErrors === null) {
-          vErrors = [err29];
+          vErrors = [err36];
         } else {
-          vErrors.push(err29);
+          vErrors.push(err36);
         }
         errors++;
       }
     }
     if (data.checked_email !== void 0) {
       if (typeof data.checked_email !== "boolean") {
-        const err30 = { instancePath: instancePath + "/checked_email", schemaPath: "#/properties/checked_email/type", keyword: "type", params: { type: "boolean" }, message: "must be boolean" };
+        const err37 = { instancePath: instancePath + "/checked_email", schemaPath: "#/properties/checked_email/type", keyword: "type", params: { type: "boolean" }, message: "must be boolean" };
         if (vErrors === null) {
-          vErrors = [err30];
+          vErrors = [err37];
         } else {
-          vErrors.push(err30);
+          vErrors.push(err37);
         }
         errors++;
       }
@@ -977,11 +1042,11 @@ function validate23(data, { instancePath = "", parentData, parentDataProperty, r
       }
     }
   } else {
-    const err31 = { instancePath, schemaPath: "#/type", keyword: "type", params: { type: "object" }, message: "must be object" };
+    const err38 = { instancePath, schemaPath: "#/type", keyword: "type", params: { type: "object" }, message: "must be object" };
     if (vErrors === null) {
-      vErrors = [err31];
+      vErrors = [err38];
     } else {
-      vErrors.push(err31);
+      vErrors.push(err38);
     }
     errors++;
   }
@@ -1049,12 +1114,21 @@ function validate27(data, { instancePath = "", parentData, parentDataProperty, r
         errors++;
       }
       if (typeof data0 === "string") {
-        if (func1(data0) < 1) {
-          const err5 = { instancePath: instancePath + "/first_name", schemaPath: "#/properties/first_name/minLength", keyword: "minLength", params: { limit: 1 }, message: "must NOT have fewer than 1 characters" };
+        if (func1(data0) > 60) {
+          const err5 = { instancePath: instancePath + "/first_name", schemaPath: "#/properties/first_name/maxLength", keyword: "maxLength", params: { limit: 60 }, message: "must NOT have more than 60 characters" };
           if (vErrors === null) {
             vErrors = [err5];
           } else {
             vErrors.push(err5);
+          }
+          errors++;
+        }
+        if (func1(data0) < 1) {
+          const err6 = { instancePath: instancePath + "/first_name", schemaPath: "#/properties/first_name/minLength", keyword: "minLength", params: { limit: 1 }, message: "must NOT have fewer than 1 characters" };
+          if (vErrors === null) {
+            vErrors = [err6];
+          } else {
+            vErrors.push(err6);
           }
           errors++;
         }
@@ -1064,30 +1138,39 @@ function validate27(data, { instancePath = "", parentData, parentDataProperty, r
       let data1 = data.last_name;
       if (typeof data1 === "string") {
         if (!pattern8.test(data1)) {
-          const err6 = { instancePath: instancePath + "/last_name", schemaPath: "#/components/schemas/Text/pattern", keyword: "pattern", params: { pattern: "^[^\\u0000-\\u0008\\u000B\\u000C\\u000E-\\u001F\\u007F]*$" }, message: 'must match pattern "^[^\\u0000-\\u0008\\u000B\\u000C\\u000E-\\u001F\\u007F]*$"' };
+          const err7 = { instancePath: instancePath + "/last_name", schemaPath: "#/components/schemas/Text/pattern", keyword: "pattern", params: { pattern: "^[^\\u0000-\\u0008\\u000B\\u000C\\u000E-\\u001F\\u007F]*$" }, message: 'must match pattern "^[^\\u0000-\\u0008\\u000B\\u000C\\u000E-\\u001F\\u007F]*$"' };
           if (vErrors === null) {
-            vErrors = [err6];
+            vErrors = [err7];
           } else {
-            vErrors.push(err6);
+            vErrors.push(err7);
           }
           errors++;
         }
       } else {
-        const err7 = { instancePath: instancePath + "/last_name", schemaPath: "#/components/schemas/Text/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+        const err8 = { instancePath: instancePath + "/last_name", schemaPath: "#/components/schemas/Text/type", keyword: "type", params: { type: "string" }, message: "must be string" };
         if (vErrors === null) {
-          vErrors = [err7];
+          vErrors = [err8];
         } else {
-          vErrors.push(err7);
+          vErrors.push(err8);
         }
         errors++;
       }
       if (typeof data1 === "string") {
-        if (func1(data1) < 1) {
-          const err8 = { instancePath: instancePath + "/last_name", schemaPath: "#/properties/last_name/minLength", keyword: "minLength", params: { limit: 1 }, message: "must NOT have fewer than 1 characters" };
+        if (func1(data1) > 60) {
+          const err9 = { instancePath: instancePath + "/last_name", schemaPath: "#/properties/last_name/maxLength", keyword: "maxLength", params: { limit: 60 }, message: "must NOT have more than 60 characters" };
           if (vErrors === null) {
-            vErrors = [err8];
+            vErrors = [err9];
           } else {
-            vErrors.push(err8);
+            vErrors.push(err9);
+          }
+          errors++;
+        }
+        if (func1(data1) < 1) {
+          const err10 = { instancePath: instancePath + "/last_name", schemaPath: "#/properties/last_name/minLength", keyword: "minLength", params: { limit: 1 }, message: "must NOT have fewer than 1 characters" };
+          if (vErrors === null) {
+            vErrors = [err10];
+          } else {
+            vErrors.push(err10);
           }
           errors++;
         }
@@ -1097,29 +1180,7 @@ function validate27(data, { instancePath = "", parentData, parentDataProperty, r
       let data2 = data.name;
       if (typeof data2 === "string") {
         if (!pattern8.test(data2)) {
-          const err9 = { instancePath: instancePath + "/name", schemaPath: "#/components/schemas/Text/pattern", keyword: "pattern", params: { pattern: "^[^\\u0000-\\u0008\\u000B\\u000C\\u000E-\\u001F\\u007F]*$" }, message: 'must match pattern "^[^\\u0000-\\u0008\\u000B\\u000C\\u000E-\\u001F\\u007F]*$"' };
-          if (vErrors === null) {
-            vErrors = [err9];
-          } else {
-            vErrors.push(err9);
-          }
-          errors++;
-        }
-      } else {
-        const err10 = { instancePath: instancePath + "/name", schemaPath: "#/components/schemas/Text/type", keyword: "type", params: { type: "string" }, message: "must be string" };
-        if (vErrors === null) {
-          vErrors = [err10];
-        } else {
-          vErrors.push(err10);
-        }
-        errors++;
-      }
-    }
-    if (data.phone_number !== void 0) {
-      let data3 = data.phone_number;
-      if (typeof data3 === "string") {
-        if (!pattern8.test(data3)) {
-          const err11 = { instancePath: instancePath + "/phone_number", schemaPath: "#/components/schemas/Text/pattern", keyword: "pattern", params: { pattern: "^[^\\u0000-\\u0008\\u000B\\u000C\\u000E-\\u001F\\u007F]*$" }, message: 'must match pattern "^[^\\u0000-\\u0008\\u000B\\u000C\\u000E-\\u001F\\u007F]*$"' };
+          const err11 = { instancePath: instancePath + "/name", schemaPath: "#/components/schemas/Text/pattern", keyword: "pattern", params: { pattern: "^[^\\u0000-\\u0008\\u000B\\u000C\\u000E-\\u001F\\u007F]*$" }, message: 'must match pattern "^[^\\u0000-\\u0008\\u000B\\u000C\\u000E-\\u001F\\u007F]*$"' };
           if (vErrors === null) {
             vErrors = [err11];
           } else {
@@ -1128,7 +1189,7 @@ function validate27(data, { instancePath = "", parentData, parentDataProperty, r
           errors++;
         }
       } else {
-        const err12 = { instancePath: instancePath + "/phone_number", schemaPath: "#/components/schemas/Text/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+        const err12 = { instancePath: instancePath + "/name", schemaPath: "#/components/schemas/Text/type", keyword: "type", params: { type: "string" }, message: "must be string" };
         if (vErrors === null) {
           vErrors = [err12];
         } else {
@@ -1136,21 +1197,23 @@ function validate27(data, { instancePath = "", parentData, parentDataProperty, r
         }
         errors++;
       }
-    }
-    if (data.shipping_amount !== void 0) {
-      let data4 = data.shipping_amount;
-      if (!(typeof data4 == "number" && (!(data4 % 1) && !isNaN(data4)))) {
-        const err13 = { instancePath: instancePath + "/shipping_amount", schemaPath: "#/components/schemas/MinorUnitAmount/type", keyword: "type", params: { type: "integer" }, message: "must be integer" };
-        if (vErrors === null) {
-          vErrors = [err13];
-        } else {
-          vErrors.push(err13);
+      if (typeof data2 === "string") {
+        if (func1(data2) > 120) {
+          const err13 = { instancePath: instancePath + "/name", schemaPath: "#/properties/name/maxLength", keyword: "maxLength", params: { limit: 120 }, message: "must NOT have more than 120 characters" };
+          if (vErrors === null) {
+            vErrors = [err13];
+          } else {
+            vErrors.push(err13);
+          }
+          errors++;
         }
-        errors++;
       }
-      if (typeof data4 == "number") {
-        if (data4 > 2147483647 || isNaN(data4)) {
-          const err14 = { instancePath: instancePath + "/shipping_amount", schemaPath: "#/components/schemas/MinorUnitAmount/maximum", keyword: "maximum", params: { comparison: "<=", limit: 2147483647 }, message: "must be <= 2147483647" };
+    }
+    if (data.phone_number !== void 0) {
+      let data3 = data.phone_number;
+      if (typeof data3 === "string") {
+        if (!pattern8.test(data3)) {
+          const err14 = { instancePath: instancePath + "/phone_number", schemaPath: "#/components/schemas/Text/pattern", keyword: "pattern", params: { pattern: "^[^\\u0000-\\u0008\\u000B\\u000C\\u000E-\\u001F\\u007F]*$" }, message: 'must match pattern "^[^\\u0000-\\u0008\\u000B\\u000C\\u000E-\\u001F\\u007F]*$"' };
           if (vErrors === null) {
             vErrors = [err14];
           } else {
@@ -1158,21 +1221,63 @@ function validate27(data, { instancePath = "", parentData, parentDataProperty, r
           }
           errors++;
         }
-        if (data4 < 0 || isNaN(data4)) {
-          const err15 = { instancePath: instancePath + "/shipping_amount", schemaPath: "#/components/schemas/MinorUnitAmount/minimum", keyword: "minimum", params: { comparison: ">=", limit: 0 }, message: "must be >= 0" };
-          if (vErrors === null) {
-            vErrors = [err15];
-          } else {
-            vErrors.push(err15);
-          }
-          errors++;
+      } else {
+        const err15 = { instancePath: instancePath + "/phone_number", schemaPath: "#/components/schemas/Text/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+        if (vErrors === null) {
+          vErrors = [err15];
+        } else {
+          vErrors.push(err15);
         }
-        if (!formats8.validate(data4)) {
-          const err16 = { instancePath: instancePath + "/shipping_amount", schemaPath: "#/components/schemas/MinorUnitAmount/format", keyword: "format", params: { format: "int32" }, message: 'must match format "int32"' };
+        errors++;
+      }
+      if (typeof data3 === "string") {
+        if (func1(data3) > 20) {
+          const err16 = { instancePath: instancePath + "/phone_number", schemaPath: "#/properties/phone_number/maxLength", keyword: "maxLength", params: { limit: 20 }, message: "must NOT have more than 20 characters" };
           if (vErrors === null) {
             vErrors = [err16];
           } else {
             vErrors.push(err16);
+          }
+          errors++;
+        }
+      }
+    }
+    if (data.shipping_amount !== void 0) {
+      let data4 = data.shipping_amount;
+      if (!(typeof data4 == "number" && (!(data4 % 1) && !isNaN(data4)))) {
+        const err17 = { instancePath: instancePath + "/shipping_amount", schemaPath: "#/components/schemas/MinorUnitAmount/type", keyword: "type", params: { type: "integer" }, message: "must be integer" };
+        if (vErrors === null) {
+          vErrors = [err17];
+        } else {
+          vErrors.push(err17);
+        }
+        errors++;
+      }
+      if (typeof data4 == "number") {
+        if (data4 > 2147483647 || isNaN(data4)) {
+          const err18 = { instancePath: instancePath + "/shipping_amount", schemaPath: "#/components/schemas/MinorUnitAmount/maximum", keyword: "maximum", params: { comparison: "<=", limit: 2147483647 }, message: "must be <= 2147483647" };
+          if (vErrors === null) {
+            vErrors = [err18];
+          } else {
+            vErrors.push(err18);
+          }
+          errors++;
+        }
+        if (data4 < 0 || isNaN(data4)) {
+          const err19 = { instancePath: instancePath + "/shipping_amount", schemaPath: "#/components/schemas/MinorUnitAmount/minimum", keyword: "minimum", params: { comparison: ">=", limit: 0 }, message: "must be >= 0" };
+          if (vErrors === null) {
+            vErrors = [err19];
+          } else {
+            vErrors.push(err19);
+          }
+          errors++;
+        }
+        if (!formats8.validate(data4)) {
+          const err20 = { instancePath: instancePath + "/shipping_amount", schemaPath: "#/components/schemas/MinorUnitAmount/format", keyword: "format", params: { format: "int32" }, message: 'must match format "int32"' };
+          if (vErrors === null) {
+            vErrors = [err20];
+          } else {
+            vErrors.push(err20);
           }
           errors++;
         }
@@ -1185,11 +1290,11 @@ function validate27(data, { instancePath = "", parentData, parentDataProperty, r
       }
     }
   } else {
-    const err17 = { instancePath, schemaPath: "#/type", keyword: "type", params: { type: "object" }, message: "must be object" };
+    const err21 = { instancePath, schemaPath: "#/type", keyword: "type", params: { type: "object" }, message: "must be object" };
     if (vErrors === null) {
-      vErrors = [err17];
+      vErrors = [err21];
     } else {
-      vErrors.push(err17);
+      vErrors.push(err21);
     }
     errors++;
   }
@@ -1653,12 +1758,21 @@ function validate32(data, { instancePath = "", parentData, parentDataProperty, r
         errors++;
       }
       if (typeof data1 === "string") {
-        if (func1(data1) < 1) {
-          const err7 = { instancePath: instancePath + "/title", schemaPath: "#/properties/title/minLength", keyword: "minLength", params: { limit: 1 }, message: "must NOT have fewer than 1 characters" };
+        if (func1(data1) > 100) {
+          const err7 = { instancePath: instancePath + "/title", schemaPath: "#/properties/title/maxLength", keyword: "maxLength", params: { limit: 100 }, message: "must NOT have more than 100 characters" };
           if (vErrors === null) {
             vErrors = [err7];
           } else {
             vErrors.push(err7);
+          }
+          errors++;
+        }
+        if (func1(data1) < 1) {
+          const err8 = { instancePath: instancePath + "/title", schemaPath: "#/properties/title/minLength", keyword: "minLength", params: { limit: 1 }, message: "must NOT have fewer than 1 characters" };
+          if (vErrors === null) {
+            vErrors = [err8];
+          } else {
+            vErrors.push(err8);
           }
           errors++;
         }
@@ -1668,28 +1782,16 @@ function validate32(data, { instancePath = "", parentData, parentDataProperty, r
       let data2 = data.description;
       if (typeof data2 === "string") {
         if (!pattern8.test(data2)) {
-          const err8 = { instancePath: instancePath + "/description", schemaPath: "#/components/schemas/Text/pattern", keyword: "pattern", params: { pattern: "^[^\\u0000-\\u0008\\u000B\\u000C\\u000E-\\u001F\\u007F]*$" }, message: 'must match pattern "^[^\\u0000-\\u0008\\u000B\\u000C\\u000E-\\u001F\\u007F]*$"' };
+          const err9 = { instancePath: instancePath + "/description", schemaPath: "#/components/schemas/Text/pattern", keyword: "pattern", params: { pattern: "^[^\\u0000-\\u0008\\u000B\\u000C\\u000E-\\u001F\\u007F]*$" }, message: 'must match pattern "^[^\\u0000-\\u0008\\u000B\\u000C\\u000E-\\u001F\\u007F]*$"' };
           if (vErrors === null) {
-            vErrors = [err8];
+            vErrors = [err9];
           } else {
-            vErrors.push(err8);
+            vErrors.push(err9);
           }
           errors++;
         }
       } else {
-        const err9 = { instancePath: instancePath + "/description", schemaPath: "#/components/schemas/Text/type", keyword: "type", params: { type: "string" }, message: "must be string" };
-        if (vErrors === null) {
-          vErrors = [err9];
-        } else {
-          vErrors.push(err9);
-        }
-        errors++;
-      }
-    }
-    if (data.value !== void 0) {
-      let data3 = data.value;
-      if (!(typeof data3 == "number" && (!(data3 % 1) && !isNaN(data3)))) {
-        const err10 = { instancePath: instancePath + "/value", schemaPath: "#/components/schemas/MinorUnitAmount/type", keyword: "type", params: { type: "integer" }, message: "must be integer" };
+        const err10 = { instancePath: instancePath + "/description", schemaPath: "#/components/schemas/Text/type", keyword: "type", params: { type: "string" }, message: "must be string" };
         if (vErrors === null) {
           vErrors = [err10];
         } else {
@@ -1697,9 +1799,9 @@ function validate32(data, { instancePath = "", parentData, parentDataProperty, r
         }
         errors++;
       }
-      if (typeof data3 == "number") {
-        if (data3 > 2147483647 || isNaN(data3)) {
-          const err11 = { instancePath: instancePath + "/value", schemaPath: "#/components/schemas/MinorUnitAmount/maximum", keyword: "maximum", params: { comparison: "<=", limit: 2147483647 }, message: "must be <= 2147483647" };
+      if (typeof data2 === "string") {
+        if (func1(data2) > 500) {
+          const err11 = { instancePath: instancePath + "/description", schemaPath: "#/properties/description/maxLength", keyword: "maxLength", params: { limit: 500 }, message: "must NOT have more than 500 characters" };
           if (vErrors === null) {
             vErrors = [err11];
           } else {
@@ -1707,21 +1809,44 @@ function validate32(data, { instancePath = "", parentData, parentDataProperty, r
           }
           errors++;
         }
-        if (data3 < 0 || isNaN(data3)) {
-          const err12 = { instancePath: instancePath + "/value", schemaPath: "#/components/schemas/MinorUnitAmount/minimum", keyword: "minimum", params: { comparison: ">=", limit: 0 }, message: "must be >= 0" };
-          if (vErrors === null) {
-            vErrors = [err12];
-          } else {
-            vErrors.push(err12);
-          }
-          errors++;
+      }
+    }
+    if (data.value !== void 0) {
+      let data3 = data.value;
+      if (!(typeof data3 == "number" && (!(data3 % 1) && !isNaN(data3)))) {
+        const err12 = { instancePath: instancePath + "/value", schemaPath: "#/components/schemas/MinorUnitAmount/type", keyword: "type", params: { type: "integer" }, message: "must be integer" };
+        if (vErrors === null) {
+          vErrors = [err12];
+        } else {
+          vErrors.push(err12);
         }
-        if (!formats8.validate(data3)) {
-          const err13 = { instancePath: instancePath + "/value", schemaPath: "#/components/schemas/MinorUnitAmount/format", keyword: "format", params: { format: "int32" }, message: 'must match format "int32"' };
+        errors++;
+      }
+      if (typeof data3 == "number") {
+        if (data3 > 2147483647 || isNaN(data3)) {
+          const err13 = { instancePath: instancePath + "/value", schemaPath: "#/components/schemas/MinorUnitAmount/maximum", keyword: "maximum", params: { comparison: "<=", limit: 2147483647 }, message: "must be <= 2147483647" };
           if (vErrors === null) {
             vErrors = [err13];
           } else {
             vErrors.push(err13);
+          }
+          errors++;
+        }
+        if (data3 < 0 || isNaN(data3)) {
+          const err14 = { instancePath: instancePath + "/value", schemaPath: "#/components/schemas/MinorUnitAmount/minimum", keyword: "minimum", params: { comparison: ">=", limit: 0 }, message: "must be >= 0" };
+          if (vErrors === null) {
+            vErrors = [err14];
+          } else {
+            vErrors.push(err14);
+          }
+          errors++;
+        }
+        if (!formats8.validate(data3)) {
+          const err15 = { instancePath: instancePath + "/value", schemaPath: "#/components/schemas/MinorUnitAmount/format", keyword: "format", params: { format: "int32" }, message: 'must match format "int32"' };
+          if (vErrors === null) {
+            vErrors = [err15];
+          } else {
+            vErrors.push(err15);
           }
           errors++;
         }
@@ -1730,41 +1855,50 @@ function validate32(data, { instancePath = "", parentData, parentDataProperty, r
     if (data.quantity !== void 0) {
       let data4 = data.quantity;
       if (!(typeof data4 == "number" && (!(data4 % 1) && !isNaN(data4)))) {
-        const err14 = { instancePath: instancePath + "/quantity", schemaPath: "#/properties/quantity/type", keyword: "type", params: { type: "integer" }, message: "must be integer" };
+        const err16 = { instancePath: instancePath + "/quantity", schemaPath: "#/properties/quantity/type", keyword: "type", params: { type: "integer" }, message: "must be integer" };
         if (vErrors === null) {
-          vErrors = [err14];
+          vErrors = [err16];
         } else {
-          vErrors.push(err14);
+          vErrors.push(err16);
         }
         errors++;
       }
       if (typeof data4 == "number") {
-        if (data4 < 1 || isNaN(data4)) {
-          const err15 = { instancePath: instancePath + "/quantity", schemaPath: "#/properties/quantity/minimum", keyword: "minimum", params: { comparison: ">=", limit: 1 }, message: "must be >= 1" };
+        if (data4 > 9999 || isNaN(data4)) {
+          const err17 = { instancePath: instancePath + "/quantity", schemaPath: "#/properties/quantity/maximum", keyword: "maximum", params: { comparison: "<=", limit: 9999 }, message: "must be <= 9999" };
           if (vErrors === null) {
-            vErrors = [err15];
+            vErrors = [err17];
           } else {
-            vErrors.push(err15);
+            vErrors.push(err17);
+          }
+          errors++;
+        }
+        if (data4 < 1 || isNaN(data4)) {
+          const err18 = { instancePath: instancePath + "/quantity", schemaPath: "#/properties/quantity/minimum", keyword: "minimum", params: { comparison: ">=", limit: 1 }, message: "must be >= 1" };
+          if (vErrors === null) {
+            vErrors = [err18];
+          } else {
+            vErrors.push(err18);
           }
           errors++;
         }
         if (!formats8.validate(data4)) {
-          const err16 = { instancePath: instancePath + "/quantity", schemaPath: "#/properties/quantity/format", keyword: "format", params: { format: "int32" }, message: 'must match format "int32"' };
+          const err19 = { instancePath: instancePath + "/quantity", schemaPath: "#/properties/quantity/format", keyword: "format", params: { format: "int32" }, message: 'must match format "int32"' };
           if (vErrors === null) {
-            vErrors = [err16];
+            vErrors = [err19];
           } else {
-            vErrors.push(err16);
+            vErrors.push(err19);
           }
           errors++;
         }
       }
     }
   } else {
-    const err17 = { instancePath, schemaPath: "#/type", keyword: "type", params: { type: "object" }, message: "must be object" };
+    const err20 = { instancePath, schemaPath: "#/type", keyword: "type", params: { type: "object" }, message: "must be object" };
     if (vErrors === null) {
-      vErrors = [err17];
+      vErrors = [err20];
     } else {
-      vErrors.push(err17);
+      vErrors.push(err20);
     }
     errors++;
   }

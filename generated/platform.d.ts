@@ -2022,6 +2022,8 @@ export interface components {
              *
              *     **Package decision (the seed does not show uniqueness):** not unique and not an idempotency
              *     key; every call creates a new payment intent.
+             *
+             *     **Package decision (the seed gives no length):** at most 64 characters.
              */
             order_id?: components["schemas"]["Text"];
             payment?: components["schemas"]["PaymentIntentPayment"];
@@ -2038,7 +2040,11 @@ export interface components {
             pickup_store?: boolean;
             /** @description Shipping method, free text. */
             shipping_method?: components["schemas"]["Text"];
-            /** @description Text on the customer's card statement or receipt. */
+            /**
+             * @description Text on the customer's card statement or receipt.
+             *
+             *     **Package decision (the seed gives no length):** at most 22 characters, what acquirers print on the cardholder's statement.
+             */
             soft_descriptor?: components["schemas"]["Text"];
             /**
              * Format: int32
@@ -2556,7 +2562,11 @@ export interface components {
             expiration_month?: string;
             /** @description Expiry year, two digits (`29` for 2029); optional for AR. */
             expiration_year?: string;
-            /** @description Name printed on the card. */
+            /**
+             * @description Name printed on the card.
+             *
+             *     **Package decision (the seed gives no length):** at most 26 characters, the name field of ISO/IEC 7813 track 1 that acquirers accept.
+             */
             cardholder_name?: components["schemas"]["Text"];
             /** @description Identifier of the card stored in the platform's vault, when the card was stored before. */
             card_id?: components["schemas"]["Text"];
@@ -2597,7 +2607,11 @@ export interface components {
              */
             transaction_type: "FULL";
             billing_address?: components["schemas"]["SubscriptionAddress"];
-            /** @description Text shown on the customer's card statement. */
+            /**
+             * @description Text shown on the customer's card statement.
+             *
+             *     **Package decision (the seed gives no length):** at most 22 characters, what acquirers print on the cardholder's statement.
+             */
             soft_descriptor?: components["schemas"]["Text"];
             card: components["schemas"]["SubscriptionRequestCard"];
             wallet?: components["schemas"]["SubscriptionWallet"];
@@ -2624,7 +2638,11 @@ export interface components {
              */
             transaction_type: "FULL";
             billing_address?: components["schemas"]["SubscriptionAddress"];
-            /** @description Text shown on the customer's card statement. */
+            /**
+             * @description Text shown on the customer's card statement.
+             *
+             *     **Package decision (the seed gives no length):** at most 22 characters, what acquirers print on the cardholder's statement.
+             */
             soft_descriptor?: components["schemas"]["Text"];
             card: components["schemas"]["SubscriptionRequestCard"];
             wallet?: components["schemas"]["SubscriptionWallet"];
@@ -2694,6 +2712,8 @@ export interface components {
             /**
              * @description Merchant order id of the subscription. **Package decision (required in responses, optional
              *     here):** when omitted, the platform generates one (a UUID v4 written as a string).
+             *
+             *     **Package decision (the seed gives no length):** at most 64 characters.
              */
             order_id?: components["schemas"]["Text"];
             /**
@@ -4534,7 +4554,9 @@ export interface operations {
             header?: never;
             path: {
                 /**
-                 * @description Public short identifier of the link (opaque; 8 characters `[A-Za-z0-9]` in the reference sandbox).
+                 * @description Public short identifier of the link (opaque; 8 characters `[A-Za-z0-9]` in the reference
+                 *     sandbox). **Package decision (the seed gives no length):** at most 32 characters; a longer
+                 *     value matches no link and answers 404 (`not_found`), never 400.
                  * @example Xk7pQ2aZ
                  */
                 short_id: string & components["schemas"]["Text"];
