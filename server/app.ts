@@ -22,7 +22,10 @@ import { paymentLinkRoutes } from './payment-link/routes.ts';
 import { PRODUCT_IMAGE_MAX_BYTES } from './payment-link/service.ts';
 import { sandboxSellerAndLinkRoutes } from './sandbox/sellers-and-links.ts';
 import { webCheckoutRoutes } from './web-checkout/routes.ts';
-import { RECURRENCE_AREAS } from './subscription/areas.ts';
+import { subscriptionRoutes } from './subscription/routes.ts';
+import { planRoutes } from './plan/routes.ts';
+import { subscriptionWebhookRoutes } from './subscription-webhook/routes.ts';
+import { sandboxPlanRoutes } from './sandbox/plans.ts';
 import { sandboxTestClockRoutes } from './sandbox/test-clocks.ts';
 
 export type { AppDeps, AreaDeps, AreaRoutes } from './http/area-routes.ts';
@@ -33,7 +36,10 @@ const AREAS: AreaRoutes[] = [
   sandboxSellerAndLinkRoutes,
   webCheckoutRoutes,
   sandboxNotificationRoutes,
-  ...RECURRENCE_AREAS, // subscription, plan, subscription webhook, sandbox plans
+  subscriptionRoutes,
+  planRoutes,
+  subscriptionWebhookRoutes,
+  sandboxPlanRoutes,
   sandboxTestClockRoutes,
 ];
 

@@ -1,13 +1,12 @@
 // Payment events of subscriptions: once per idempotency key (per seller), through the payment state
 // machine, then the subscription's (billing.ts).
-import { authorizationCode, SETTLEMENT_REASONS } from '../acquirer/index.ts';
 import type { AccessTokenClaims } from '../authentication/access-tokens.ts';
 import type { components } from '../http/contract.ts';
 import { recurrenceError } from '../plan/errors.ts';
 import { isoSeconds, planRepository } from '../plan/repository.ts';
 import { planOfSeller } from '../plan/service.ts';
 import type { Store } from '../store/store.ts';
-import { isInFlight, nextScheduledDate, paymentTransitionAllowed, recordAttemptResult } from '../subscription/billing.ts';
+import { isInFlight, nextScheduledDate, paymentTransitionAllowed, recordAttemptResult, settledPayment } from '../subscription/billing.ts';
 import { notifyChargeResult } from '../subscription/charge-notification.ts';
 import { errorPayment } from '../subscription/presenter.ts';
 import { subscriptionRepository, type PaymentRow, type PaymentStatus } from '../subscription/repository.ts';
@@ -35,26 +34,6 @@ export function sameEvent(stored: Omit<StoredEvent, 'response'>, event: Omit<Sto
     stored.paymentId.toLowerCase() === event.paymentId.toLowerCase() &&
     stored.status === event.status
   );
-}
-
-/** The payment after the event: new status, the settlement's reason, the instant the result came. */
-export function settledPayment(payment: PaymentRow, status: PaymentStatus, now: Date): PaymentRow {
-  const reason = SETTLEMENT_REASONS[status]!;
-  const authorizes = status === 'approved' || status === 'authorized' || status === 'confirmed';
-  const previous = payment.acquirerResult;
-  const { reasonDetail: _dropped, ...kept } = previous;
-  return {
-    ...payment,
-    status,
-    paymentReceivedTimestamp: now,
-    acquirerResult: {
-      ...kept,
-      reasonCode: reason.reasonCode,
-      reasonMessage: reason.reasonMessage,
-      ...(reason.reasonDetail ? { reasonDetail: reason.reasonDetail } : {}),
-      ...(authorizes && !previous.authorizationCode ? { authorizationCode: authorizationCode(), authorizationTimestamp: now.toISOString() } : {}),
-    },
-  };
 }
 
 export interface ApplyEventInput {

@@ -3,7 +3,7 @@
 // and the subscription, retries, and which payment moves are allowed. The charge made within
 // createSubscription, the payment events and the later billing engine all go through here.
 import { randomUUID } from 'node:crypto';
-import { charge, type ChargeOutcome } from '../acquirer/index.ts';
+import { authorizationCode, charge, SETTLEMENT_REASONS, type ChargeOutcome } from '../acquirer/index.ts';
 import { addDays } from './schedule.ts';
 import type {
   AcquirerResult,
@@ -197,4 +197,24 @@ export async function chargeInstallment(
   await repo.insertPayment(payment);
   const effect = await recordAttemptResult(repo, { ...input, installment, paymentStatus: status });
   return { effect, payment };
+}
+
+/** The payment after the event: new status, the settlement's reason, the instant the result came. */
+export function settledPayment(payment: PaymentRow, status: PaymentStatus, now: Date): PaymentRow {
+  const reason = SETTLEMENT_REASONS[status]!;
+  const authorizes = status === 'approved' || status === 'authorized' || status === 'confirmed';
+  const previous = payment.acquirerResult;
+  const { reasonDetail: _dropped, ...kept } = previous;
+  return {
+    ...payment,
+    status,
+    paymentReceivedTimestamp: now,
+    acquirerResult: {
+      ...kept,
+      reasonCode: reason.reasonCode,
+      reasonMessage: reason.reasonMessage,
+      ...(reason.reasonDetail ? { reasonDetail: reason.reasonDetail } : {}),
+      ...(authorizes && !previous.authorizationCode ? { authorizationCode: authorizationCode(), authorizationTimestamp: now.toISOString() } : {}),
+    },
+  };
 }

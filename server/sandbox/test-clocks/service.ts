@@ -11,7 +11,7 @@ import { FINAL_SUBSCRIPTION_STATUSES, isInFlight } from '../../subscription/bill
 import { billingRepository } from '../../subscription/billing-repository.ts';
 import { runDueBilling } from '../../subscription/billing-worker.ts';
 import { subscriptionRepository } from '../../subscription/repository.ts';
-import { settledPayment } from '../../subscription-webhook/service.ts';
+import { settledPayment } from '../../subscription/billing.ts';
 import { testClockRepository, type TestClockRow } from './repository.ts';
 import { chargesRepository } from './charges-repository.ts';
 
