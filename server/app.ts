@@ -16,6 +16,7 @@ import { requireSandboxAdmin } from './sandbox/admin.ts';
 import { ApiError, ContractViolation, errorHandler } from './http/errors.ts';
 import { httpLogging } from './http/logging.ts';
 import { refuseNonText } from './http/text-guard.ts';
+import { cacheValidatorRouteLookup } from './http/route-lookup-cache.ts';
 import { checkoutPages } from './checkout/routes.ts';
 import { sandboxNotificationRoutes } from './sandbox/notifications.ts';
 import { paymentLinkRoutes } from './payment-link/routes.ts';
@@ -98,6 +99,7 @@ export async function createApp(deps: AppDeps, extraAreas: AreaRoutes[] = []): P
   );
   app.use(rateLimitPerClient(config.rateLimit)); // after authentication: keyed by the token's client
   app.use(express.json({ limit: config.bodyLimit }), express.urlencoded({ extended: false, limit: config.bodyLimit }));
+  cacheValidatorRouteLookup(); // the validator's per-request route lookup, compiled once (upstream #1217)
   app.use(
     OpenApiValidator.middleware({
       apiSpec: apiSpec as Parameters<typeof OpenApiValidator.middleware>[0]['apiSpec'],
