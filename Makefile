@@ -33,8 +33,9 @@ chromium:
 	  if [ "$$(id -u)" = 0 ]; then apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium; \
 	  else echo "Chromium is needed by the browser tests: sudo apt-get install chromium" >&2; exit 1; fi; }
 
-lint: $(INSTALLED) ## Lint every area of the contract with Redocly (zero errors, zero warnings).
+lint: $(INSTALLED) ## Lint the contract with Redocly (zero errors, zero warnings) and the code for import cycles (dependency-cruiser).
 	$(BIN)/redocly lint --max-problems 200
+	$(BIN)/depcruise server client contract scripts --config .dependency-cruiser.cjs --output-type err
 
 generate: $(INSTALLED) ## Rebuild generated/ (bundles, types, operation table, compiled checks, money) from openapi/ and contract/.
 	$(BIN)/tsx scripts/generate.ts

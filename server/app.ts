@@ -9,7 +9,7 @@ import { createAuthentication } from './authentication/index.ts';
 import type { AppDeps, AreaDeps, AreaRoutes } from './http/area-routes.ts';
 import type { PlatformDocument } from './http/contract.ts';
 import { ROUTING, type RoutedOperation } from './http/operations.ts';
-import { requireAccessToken } from './http/auth.ts';
+import { requireAccessToken } from './authentication/bearer.ts';
 import { rateLimitPerClient } from './http/rate-limit.ts';
 import { authenticateByContract } from './http/security.ts';
 import { requireSandboxAdmin } from './sandbox/admin.ts';
@@ -67,7 +67,6 @@ export async function createApp(deps: AppDeps, extraAreas: AreaRoutes[] = []): P
   const authentication = await createAuthentication(store, config);
   const areaDeps: AreaDeps = {
     ...deps,
-    verifyAccessToken: authentication.verifyAccessToken,
     requireAccessToken: requireAccessToken(authentication.verifyAccessToken),
   };
 

@@ -1,8 +1,8 @@
 // Bearer authentication of protected operations: every rejection is a 401 in the area's shape
 // (errors.ts), and the verified claims travel on the request.
 import type { Request, RequestHandler } from 'express';
-import { AccessTokenRejected, type AccessTokenClaims, type VerifyAccessToken } from '../authentication/access-tokens.ts';
-import { ApiError } from './errors.ts';
+import { AccessTokenRejected, type AccessTokenClaims, type VerifyAccessToken } from './access-tokens.ts';
+import { ApiError } from '../http/errors.ts';
 
 declare global {
   // eslint-disable-next-line @typescript-eslint/no-namespace

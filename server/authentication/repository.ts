@@ -1,5 +1,6 @@
 // SQL of the authentication area: API clients (with their seller's token claims) and signing keys
 // (the private halves sealed at rest: server/store/sealed-secrets.ts).
+import { signingKeyContext } from '../store/sealed-secrets.ts';
 import type { JWK } from 'jose';
 import { sealedSecretsOf, type Queryable } from '../store/store.ts';
 
@@ -24,8 +25,6 @@ export interface StoredSigningKey {
   retiredAt: Date | null;
 }
 
-/** Where a sealed private key belongs (bound into its sealing: server/store/sealed-secrets.ts). */
-export const signingKeyContext = (kid: string) => `signing_keys.private_jwk:${kid}`;
 
 /** Any fixed number shared by every instance; it names the lock that serializes rotations. */
 const ROTATION_LOCK = 7_242_002;

@@ -1,5 +1,6 @@
 // The rules of the token endpoints. Request shape (required fields, grant_type) is checked by the
 // validator against the contract before we get here; what is left is scope and credentials.
+import { parseBasicCredentials } from '../http/basic-credentials.ts';
 import { ApiError } from '../http/errors.ts';
 import type { AccessTokens, IssuedAccessToken } from './access-tokens.ts';
 import type { AuthenticationRepository } from './repository.ts';
@@ -14,16 +15,6 @@ const INVALID_CREDENTIALS = 'Invalid client credentials';
 /** Every hashing slot taken and the line full (a flood): the caller may retry in a second. */
 const hashingBusy = () =>
   new ApiError(429, 'too_many_requests', 'Too many token requests are being checked at once, retry after the time in Retry-After', [], { 'Retry-After': '1' });
-
-/** The client id and secret of an `Authorization: Basic` header (Base64 of `client_id:client_secret`). */
-export function parseBasicCredentials(header: string | undefined): { clientId: string; clientSecret: string } | undefined {
-  const match = /^Basic +([A-Za-z0-9+/]+={0,2}) *$/i.exec(header ?? '');
-  if (!match) return undefined;
-  const decoded = Buffer.from(match[1]!, 'base64').toString('utf8');
-  const colon = decoded.indexOf(':');
-  if (colon <= 0) return undefined;
-  return { clientId: decoded.slice(0, colon), clientSecret: decoded.slice(colon + 1) };
-}
 
 export interface AuthenticationServiceOptions {
   secrets?: VerifiedSecrets;

@@ -3,9 +3,8 @@
 // module for a type (no import cycle).
 import type { RequestHandler, Router } from 'express';
 import type { Logger } from 'pino';
-import type { VerifyAccessToken } from '../authentication/access-tokens.ts';
 import type { Config } from '../config.ts';
-import type { HostResolver } from '../notifications/public-addresses.ts';
+import type { HostResolver } from './host-resolver.ts';
 import type { Store } from '../store/store.ts';
 
 export interface AppDeps {
@@ -18,7 +17,6 @@ export interface AppDeps {
 
 /** What every area's routes receive: the app's dependencies and the bearer check. */
 export interface AreaDeps extends AppDeps {
-  verifyAccessToken: VerifyAccessToken;
   requireAccessToken: RequestHandler;
 }
 

@@ -2,7 +2,7 @@
 // open (unknown members are accepted, and stored with their object), and the second token form's
 // credentials travel Base64-encoded in a header; neither may carry what the store cannot hold.
 import type { Request, RequestHandler } from 'express';
-import { parseBasicCredentials } from '../authentication/service.ts';
+import { parseBasicCredentials } from './basic-credentials.ts';
 import { invalidRequest, type Problem, type ProblemLocation } from './errors.ts';
 import { isText, NOT_TEXT, notTextPointers } from './text.ts';
 

@@ -4,6 +4,9 @@
 // its answer after the first check (DNS rebinding) reaches nothing but a public address.
 import { promises as dns, type LookupAddress } from 'node:dns';
 import { BlockList, isIP, type LookupFunction } from 'node:net';
+import type { HostResolver } from '../http/host-resolver.ts';
+
+export type { HostResolver };
 
 /**
  * Not public (IANA special-purpose registries): this network, private, shared (CGNAT), loopback,
@@ -58,7 +61,6 @@ export function isPublicAddress(address: string): boolean {
 }
 
 /** Every address of a host name, as a connection would resolve it; tests inject their own answers. */
-export type HostResolver = (hostname: string) => Promise<LookupAddress[]>;
 
 /** The system's resolver (`/etc/hosts`, then DNS): dns.lookup with `all: true`. */
 export const systemResolver: HostResolver = (hostname) => dns.lookup(hostname, { all: true });

@@ -3,7 +3,7 @@
 // requireSellerGuid (the seed's guid_error, in one place). The short-id lookup is public.
 import type { Request, RequestHandler } from 'express';
 import type { AreaRoutes } from '../http/area-routes.ts';
-import { accessTokenOf } from '../http/auth.ts';
+import { accessTokenOf } from '../authentication/bearer.ts';
 import { typedRouter } from '../http/typed-router.ts';
 import { businessConfigurationBody, orderBody, paymentLinkBody, sellerBody } from './bodies.ts';
 import { checkSellerGuid, paymentLinkService, type ListPaymentLinksQuery, type UploadedPart } from './service.ts';

@@ -1,7 +1,7 @@
 // The rules of the payment link area, each in one named function. The request's shape (types,
 // enums, ranges, formats) is checked by the validator against the contract before we get here.
 import { randomInt, randomUUID } from 'node:crypto';
-import { isGuid } from '../http/auth.ts';
+import { isGuid } from '../authentication/bearer.ts';
 import { ApiError } from '../http/errors.ts';
 import type { Store } from '../store/store.ts';
 import type { PaymentMethodKey } from './payment-methods.ts';

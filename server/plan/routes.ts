@@ -1,6 +1,6 @@
 // Plan API (HTTP ↔ domain): activate or deactivate a plan of the token's seller.
 import type { AreaRoutes } from '../http/area-routes.ts';
-import { accessTokenOf } from '../http/auth.ts';
+import { accessTokenOf } from '../authentication/bearer.ts';
 import { typedRouter } from '../http/typed-router.ts';
 import { presentPlan, updatePlanStatus } from './service.ts';
 

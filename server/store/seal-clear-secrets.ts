@@ -1,8 +1,7 @@
 // The code step of migration 009: seals the secrets earlier versions kept in clear, in the
 // migration's own transaction (so once, with the schema change), before 010 drops the clear columns.
 // A retired signing key's private half is not kept at all: it never signs again.
-import { signingKeyContext } from '../authentication/repository.ts';
-import { notificationPasswordContext } from '../web-checkout/repository.ts';
+import { notificationPasswordContext, signingKeyContext } from './sealed-secrets.ts';
 import { sealedSecretsOf, type Queryable } from './store.ts';
 
 export async function sealClearSecrets(tx: Queryable): Promise<void> {

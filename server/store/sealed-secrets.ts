@@ -49,3 +49,9 @@ export function sealedSecrets(key: Buffer): SealedSecrets {
     },
   };
 }
+
+// What each sealed value is bound to: its column and row (a value copied to another row does not open).
+/** Where a sealed private key belongs (bound into its sealing: server/store/sealed-secrets.ts). */
+export const signingKeyContext = (kid: string) => `signing_keys.private_jwk:${kid}`;
+/** Where a sealed notification password belongs (bound into its sealing). */
+export const notificationPasswordContext = (sellerId: string) => `web_checkout_configurations.notification_password:${sellerId}`;

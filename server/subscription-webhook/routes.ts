@@ -1,6 +1,6 @@
 // Subscription webhook API (HTTP ↔ domain): apply a payment event.
 import type { AreaRoutes } from '../http/area-routes.ts';
-import { accessTokenOf } from '../http/auth.ts';
+import { accessTokenOf } from '../authentication/bearer.ts';
 import { typedRouter } from '../http/typed-router.ts';
 import { applySubscriptionEvent, type SubscriptionEventResult } from './service.ts';
 

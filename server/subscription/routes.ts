@@ -1,6 +1,6 @@
 // Subscription API (HTTP ↔ domain): create, read, change one installment.
 import type { AreaRoutes } from '../http/area-routes.ts';
-import { accessTokenOf } from '../http/auth.ts';
+import { accessTokenOf } from '../authentication/bearer.ts';
 import { typedRouter } from '../http/typed-router.ts';
 import { createSubscription, getSubscription, RecurrenceProductOff, updateFloatingInstallment } from './service.ts';
 

@@ -9,7 +9,7 @@ import { recurrenceError, type RecurrenceErrorFields } from '../plan/errors.ts';
 import { planRepository, type RecurrenceSeller, type StoredPlan } from '../plan/repository.ts';
 import { auditActor, planOfSeller } from '../plan/service.ts';
 import type { Queryable, Store } from '../store/store.ts';
-import { testClockRepository } from '../sandbox/test-clocks/repository.ts';
+import { testClockRepository } from './test-clock-repository.ts';
 import { chargeInstallment, FINAL_SUBSCRIPTION_STATUSES } from './billing.ts';
 import { notifyChargeResult } from './charge-notification.ts';
 import { errorPayment, floatingDataOf, presentSubscription, type Subscription, type SubscriptionFloatingData } from './presenter.ts';

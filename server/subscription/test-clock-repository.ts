@@ -1,5 +1,7 @@
-// SQL of sandbox test clocks (migration 008): clocks, their customers, their subscriptions.
-import type { Queryable } from '../../store/store.ts';
+// SQL of sandbox test clocks (migration 008): clocks, their customers, their subscriptions. Beside the
+// subscription code because a subscription lives on its customer's clock from its creation; the
+// sandbox's test clock operations (sandbox/test-clocks/) read and move them.
+import type { Queryable } from '../store/store.ts';
 
 export interface TestClockRow {
   testClockId: string;

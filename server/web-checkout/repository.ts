@@ -1,6 +1,7 @@
 // SQL of the web checkout area: the seller it works for, payment intents and technical
 // configurations. Every read and write takes the seller id of the access token. The notification
 // password is sealed at rest (server/store/sealed-secrets.ts): sealed on write, opened on read.
+import { notificationPasswordContext } from '../store/sealed-secrets.ts';
 import { sealedSecretsOf, type Queryable } from '../store/store.ts';
 
 /** What the web checkout needs to know about the token's seller. */
@@ -61,8 +62,6 @@ const CONFIGURATION_COLUMNS = `
   notification_authentication_type AS "notificationAuthenticationType",
   notification_user AS "notificationUser", sealed_notification_password AS "notificationPassword"`;
 
-/** Where a sealed notification password belongs (bound into its sealing). */
-export const notificationPasswordContext = (sellerId: string) => `web_checkout_configurations.notification_password:${sellerId}`;
 
 /** bigint comes back as a string from `pg`; amounts are within the safe integer range (checked on write). */
 const withNumericAmount = (row: StoredPaymentIntent): StoredPaymentIntent => ({ ...row, amount: row.amount === null ? null : Number(row.amount) });

@@ -1,6 +1,6 @@
 // HTTP ↔ domain for the web checkout: the seller always comes from the access token, never the body.
 import type { AreaRoutes } from '../http/area-routes.ts';
-import { accessTokenOf } from '../http/auth.ts';
+import { accessTokenOf } from '../authentication/bearer.ts';
 import { typedRouter } from '../http/typed-router.ts';
 import { webCheckoutRepository } from './repository.ts';
 import { paymentIntentService } from './service.ts';

@@ -2,7 +2,7 @@
 // the intent is stored with everything the hosted checkout page needs, and its address returned.
 import { randomUUID } from 'node:crypto';
 import { MAX_AMOUNT, withinAmountBound } from '../http/amounts.ts';
-import { isGuid } from '../http/auth.ts';
+import { isGuid } from '../authentication/bearer.ts';
 import type { components } from '../http/contract.ts';
 import type { Problem } from '../http/errors.ts';
 import { isValidCnpj, isValidCpf } from './documents.ts';

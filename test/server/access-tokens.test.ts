@@ -4,7 +4,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest
 import { accessTokens, AccessTokenRejected, type AccessTokens } from '../../server/authentication/access-tokens.ts';
 import { loadSigningKeys, type SigningKeys } from '../../server/authentication/keys.ts';
 import { authenticationRepository } from '../../server/authentication/repository.ts';
-import { isGuid } from '../../server/http/auth.ts';
+import { isGuid } from '../../server/authentication/bearer.ts';
 import { migrate } from '../../server/store/migrate.ts';
 import { type Store } from '../../server/store/store.ts';
 import { openStore } from '../../server/store/open-store.ts';

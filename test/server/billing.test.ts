@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { validateCheckoutNotification } from '../../client/webhooks/verify.ts';
 import { sealedSecretsOf } from '../../server/store/store.ts';
 import { createBillingWorker } from '../../server/subscription/billing-worker.ts';
-import { notificationPasswordContext } from '../../server/web-checkout/repository.ts';
+import { notificationPasswordContext } from '../../server/store/sealed-secrets.ts';
 import { PLATFORM_BUNDLE } from '../support/contract.ts';
 import { startTestServer, type TestServer } from './support/server.ts';
 import { freshPostgresSchema, DATABASE_URL } from './support/stores.ts';

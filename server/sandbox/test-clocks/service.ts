@@ -12,7 +12,7 @@ import { billingRepository } from '../../subscription/billing-repository.ts';
 import { runDueBilling } from '../../subscription/billing-worker.ts';
 import { subscriptionRepository } from '../../subscription/repository.ts';
 import { settledPayment } from '../../subscription/billing.ts';
-import { testClockRepository, type TestClockRow } from './repository.ts';
+import { testClockRepository, type TestClockRow } from '../../subscription/test-clock-repository.ts';
 import { chargesRepository } from './charges-repository.ts';
 
 type Schemas = components['schemas'];

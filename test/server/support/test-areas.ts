@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import { Router } from 'express';
 import { parse, stringify } from 'yaml';
 import type { AreaRoutes } from '../../../server/app.ts';
-import { accessTokenOf, isGuid } from '../../../server/http/auth.ts';
+import { accessTokenOf, isGuid } from '../../../server/authentication/bearer.ts';
 import { ApiError } from '../../../server/http/errors.ts';
 import { ensureAuthBundle } from './server.ts';
 
