@@ -40,7 +40,8 @@ function listen(server: ReturnType<typeof createServer>, port: number, host: str
 }
 
 export async function runSandbox(configured: Config, logger: Logger): Promise<RunningSandbox> {
-  const storeReady = openStore(configured).then(async (store) => {
+  // In memory, from the package's pre-initialized, migrated data directory (pglite-snapshot.ts).
+  const storeReady = openStore({ ...configured, pgliteSnapshot: true }).then(async (store) => {
     const applied = await migrate(store);
     if (applied.length) logger.info({ applied }, 'Migrations applied');
     return store;

@@ -1,20 +1,64 @@
 // A sandbox back to its fresh state in one transaction: every object any seller made is gone, the
 // demo seller (its seller, client and link defaults) and the signing keys are kept, so its
 // credentials and the tokens already issued to it keep working. What a test suite calls between
-// tests (startSandbox's `reset()`).
+// tests (startSandbox's `reset()`), so it is made cheap: the tables, the order their foreign keys
+// allow deleting them in and their sequences are read once per store, and each reset is one script
+// of DELETEs (a TRUNCATE gives every table and index new files: ~0.4 s on PGlite for the ~20 tables
+// of a sandbox holding a test's few rows, against a few milliseconds for DELETE) and sequence
+// restarts, sent in one round trip.
 import type { Store } from '../store/store.ts';
 import { DEMO_SELLER_ID } from './demo-seller.ts';
 
 /** Tables that outlive a reset: the migrations' record and the signing keys, whole. */
 const KEPT = new Set(['schema_migrations', 'signing_keys']);
-/** Tables where only the demo seller's rows outlive a reset, children before parents. */
-const DEMO_ROWS = ['business_configurations', 'api_clients', 'sellers'];
+/** Tables where only the demo seller's rows outlive a reset. */
+const DEMO_ROWS = new Set(['business_configurations', 'api_clients', 'sellers']);
+
+const plans = new WeakMap<Store, Promise<string>>();
+
+/** The reset script of this store's schema: referencing tables before the tables they reference. */
+async function resetScript(store: Store): Promise<string> {
+  const { rows: tables } = await store.query<{ name: string }>(
+    'SELECT tablename AS name FROM pg_tables WHERE schemaname = current_schema() ORDER BY tablename',
+  );
+  const { rows: references } = await store.query<{ child: string; parent: string }>(
+    `SELECT c.conrelid::regclass::text AS child, c.confrelid::regclass::text AS parent
+       FROM pg_constraint c JOIN pg_namespace n ON n.oid = c.connamespace
+      WHERE c.contype = 'f' AND n.nspname = current_schema() AND c.conrelid <> c.confrelid`,
+  );
+  const { rows: sequences } = await store.query<{ name: string }>(
+    `SELECT s.relname AS name FROM pg_class s
+       JOIN pg_depend d ON d.objid = s.oid AND d.deptype IN ('a', 'i')
+       JOIN pg_class t ON t.oid = d.refobjid
+       JOIN pg_namespace n ON n.oid = s.relnamespace
+      WHERE s.relkind = 'S' AND n.nspname = current_schema() AND t.relname <> ALL($1)`,
+    [[...KEPT]],
+  );
+  const unquote = (name: string) => name.replace(/^"|"$/g, '');
+  const cleared = tables.map((t) => t.name).filter((t) => !KEPT.has(t));
+  // Depth-first: a table is deleted from after every table that references it.
+  const ordered: string[] = [];
+  const visit = (table: string, path: Set<string>) => {
+    if (ordered.includes(table) || path.has(table)) return;
+    path.add(table);
+    for (const ref of references) if (unquote(ref.parent) === table) visit(unquote(ref.child), path);
+    path.delete(table);
+    ordered.push(table);
+  };
+  for (const table of cleared) visit(table, new Set());
+  const deletes = ordered
+    .filter((t) => cleared.includes(t))
+    .map((t) => (DEMO_ROWS.has(t) ? `DELETE FROM "${t}" WHERE seller_id <> '${DEMO_SELLER_ID}';` : `DELETE FROM "${t}";`));
+  const restarts = sequences.map((s) => `SELECT setval('"${s.name}"', 1, false);`);
+  return [...deletes, ...restarts].join('\n');
+}
 
 export async function resetSandbox(store: Store): Promise<void> {
-  const { rows } = await store.query<{ tablename: string }>("SELECT tablename FROM pg_tables WHERE schemaname = current_schema() ORDER BY tablename");
-  const cleared = rows.map((r) => r.tablename).filter((t) => !KEPT.has(t) && !DEMO_ROWS.includes(t));
-  await store.transaction(async (tx) => {
-    if (cleared.length) await tx.query(`TRUNCATE ${cleared.map((t) => `"${t}"`).join(', ')} RESTART IDENTITY`);
-    for (const table of DEMO_ROWS) await tx.query(`DELETE FROM "${table}" WHERE seller_id <> $1`, [DEMO_SELLER_ID]);
+  let script = plans.get(store);
+  if (!script) plans.set(store, (script = resetScript(store)));
+  const sql = await script.catch((error) => {
+    plans.delete(store);
+    throw error;
   });
+  await store.transaction((tx) => tx.exec(sql));
 }

@@ -12,6 +12,8 @@ export interface StoreOptions {
   dataDir?: string;
   /** SANDBOX_ENCRYPTION_KEY; absent means the rule of encryption-key.ts. */
   encryptionKey?: string;
+  /** PGlite in memory starts from the package's migrated data directory when there is one (pglite-snapshot.ts). */
+  pgliteSnapshot?: boolean;
 }
 
 /** PostgreSQL when a URL is given, PGlite otherwise. Imports lazily so each driver loads only when used. */
@@ -19,7 +21,7 @@ export async function openStore(options: StoreOptions): Promise<Store> {
   const atRest = sealedSecrets(await resolveEncryptionKey(options)); // a bad key fails before connecting
   const store = options.databaseUrl
     ? (await import('./postgres-store.ts')).openPostgresStore(options.databaseUrl)
-    : (await import('./pglite-store.ts')).openPgliteStore(options.dataDir);
+    : (await import('./pglite-store.ts')).openPgliteStore(options.dataDir, { snapshot: options.pgliteSnapshot });
   return withSealedSecrets(await store, atRest);
 }
 

@@ -1,0 +1,7 @@
+// Build step of the sandbox package (`npm run build`, after tsc): writes dist/pglite-snapshot.tar.gz,
+// the migrated empty data directory in-memory sandboxes start from (pglite-snapshot.ts).
+import { PGLITE_SNAPSHOT_FILE, writePgliteSnapshot } from './pglite-snapshot.ts';
+
+const started = Date.now();
+const { migrations } = await writePgliteSnapshot();
+console.log(`${PGLITE_SNAPSHOT_FILE}: ${migrations.length} migrations, ${Date.now() - started} ms`);

@@ -1,0 +1,93 @@
+// In-memory PGlite starts from the build's pre-initialized, migrated data directory
+// (server/store/pglite-snapshot.ts), still migrates what the snapshot lacks, ignores a snapshot of
+// another PGlite build; reset() clears every object in one cheap script and keeps the demo seller.
+import { randomBytes } from 'node:crypto';
+import { copyFile, mkdtemp, readdir, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { migrate } from '../../server/store/migrate.ts';
+import { pgliteSnapshot, writePgliteSnapshot } from '../../server/store/pglite-snapshot.ts';
+import { openPgliteStore } from '../../server/store/pglite-store.ts';
+import { sealedSecrets } from '../../server/store/sealed-secrets.ts';
+import type { Store } from '../../server/store/store.ts';
+import { resetSandbox } from '../../server/sandbox/reset.ts';
+import { DEMO_SELLER_ID } from '../../server/sandbox/demo-seller.ts';
+import { createLink, createSeller, startPlatformServer } from './support/payment-link.ts';
+
+const MIGRATIONS = join(import.meta.dirname, '../../server/store/migrations');
+const dirs: string[] = [];
+afterAll(async () => {
+  for (const dir of dirs) await rm(dir, { recursive: true, force: true });
+});
+
+const withKey = (store: Store): Store => {
+  const atRest = sealedSecrets(randomBytes(32));
+  return { ...store, atRest, transaction: (fn) => store.transaction((tx) => fn({ ...tx, atRest })) };
+};
+const versions = async (store: Store) => (await store.query<{ version: string }>('SELECT version FROM schema_migrations ORDER BY version')).rows.map((r) => r.version);
+
+describe('the pre-initialized data directory', () => {
+  it('is loaded in memory, and the migrations it is older than still run', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'pglite-snapshot-'));
+    dirs.push(dir);
+    const older = join(dir, 'migrations');
+    await (await import('node:fs/promises')).mkdir(older);
+    const all = (await readdir(MIGRATIONS)).filter((f) => f.endsWith('.sql')).sort();
+    for (const file of all.slice(0, 3)) await copyFile(join(MIGRATIONS, file), join(older, file));
+    const file = join(dir, 'snapshot.tar.gz');
+    const manifest = await writePgliteSnapshot(file, older);
+    expect(manifest.migrations).toEqual(all.slice(0, 3).map((f) => f.slice(0, 3)));
+
+    const store = withKey(await openPgliteStore(undefined, { snapshot: file }));
+    try {
+      expect(await versions(store)).toEqual(manifest.migrations); // from the snapshot: initdb has no such table
+      const applied = await migrate(store);
+      expect(applied).toEqual(all.slice(3).map((f) => f.slice(0, 3)));
+      expect(await versions(store)).toEqual(all.map((f) => f.slice(0, 3)));
+    } finally {
+      await store.close();
+    }
+  });
+
+  it('is not used when another PGlite build wrote it, nor when it is missing', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'pglite-snapshot-'));
+    dirs.push(dir);
+    const file = join(dir, 'other.tar.gz');
+    await writeFile(file, Buffer.alloc(16));
+    await writeFile(join(dir, 'other.json'), JSON.stringify({ engine: '1-2', migrations: [] }));
+    expect(await pgliteSnapshot(file)).toBeUndefined();
+    expect(await pgliteSnapshot(join(dir, 'absent.tar.gz'))).toBeUndefined();
+  });
+});
+
+describe('reset', () => {
+  it('clears every object of every seller, keeps the demo seller and the signing keys, and restarts sequences', async () => {
+    const server = await startPlatformServer('pglite');
+    try {
+      const count = async (table: string) => Number((await server.store.query<{ n: string }>(`SELECT count(*) AS n FROM "${table}"`)).rows[0]!.n);
+      const seller = await createSeller(server);
+      await createLink(server, seller.sellerId);
+      await createLink(server, DEMO_SELLER_ID);
+      const keys = await count('signing_keys');
+      expect(await count('payment_links')).toBe(2);
+      expect(await count('sellers')).toBe(2);
+
+      await resetSandbox(server.store);
+      expect(await count('payment_links')).toBe(0);
+      expect((await server.store.query('SELECT seller_id FROM sellers')).rows).toEqual([{ seller_id: DEMO_SELLER_ID }]);
+      expect(await count('api_clients')).toBe(1);
+      expect(await count('signing_keys')).toBe(keys);
+      // The demo seller still gets tokens and makes links after a reset (twice: the script is cached).
+      await createLink(server, DEMO_SELLER_ID);
+      await resetSandbox(server.store);
+      expect(await count('payment_links')).toBe(0);
+      const { rows } = await server.store.query<{ last: string | null }>(
+        "SELECT last_value AS last FROM pg_sequences WHERE schemaname = current_schema() AND last_value IS NOT NULL",
+      );
+      expect(rows).toEqual([]);
+    } finally {
+      await server.close();
+    }
+  });
+});
