@@ -80,6 +80,7 @@ describe('Prism mock of the joined bundle', () => {
         'listSandboxNotifications',
         'listSandboxSubscriptionCharges',
         'redeliverSandboxNotification',
+        'rotateSandboxSigningKey',
       ],
     );
     expect(operations.filter((o) => !sandbox.includes(o)).map((o) => o.operationId).sort()).toEqual(
