@@ -84,6 +84,7 @@ server/dist/main.js: $(SERVER_SOURCES) generated/.fresh | $(INSTALLED)
 # cluster from .ci/postgres.sh. BENCH_DURATION, BENCH_REPS, BENCH_CONNECTIONS, BENCH_PIN=0: see bench/server.ts.
 bench: $(INSTALLED) build-server ## Measure the client's overhead, and the server against its anchors (autocannon); writes bench/RESULTS.md.
 	$(BIN)/tsx bench/client.ts
+	$(BIN)/tsx bench/sandbox.ts
 	if [ -z "$${BENCH_DATABASE_URL:-}" ] && [ "$$(id -u)" = 0 ]; then \
 	  eval "$$(PG_TEST_PORT=$${BENCH_PG_PORT:-54339} bash .ci/postgres.sh start)"; \
 	  trap 'bash .ci/postgres.sh stop "$$PG_TEST_DATA"' EXIT; \

@@ -9,7 +9,7 @@
 // Run: make bench   (BENCH_DURATION seconds per measurement, BENCH_REPS, BENCH_CONNECTIONS)
 // Only the flood: BENCH_SCENARIO=token-flood node_modules/.bin/tsx bench/server.ts (after make build-server)
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import autocannon from 'autocannon';
@@ -17,12 +17,12 @@ import { migrate } from '../server/store/migrate.ts';
 import { openStore } from '../server/store/open-store.ts';
 import { DEMO_SELLER_ID, ensureDemoSeller } from '../server/sandbox/demo-seller.ts';
 import { freePort } from '../test/support/processes.ts';
+import { writeSection } from './results.ts';
 import { tokenFlood, tokenFloodLines } from './token-flood.ts';
 
 const ROOT = new URL('../', import.meta.url).pathname;
 /** What the server reads by default, and what Prism is given too: the same bundle, in its JSON form. */
 const BUNDLE = `${ROOT}generated/platform.openapi.json`;
-const RESULTS = `${ROOT}bench/RESULTS.md`;
 const DURATION = Number(process.env.BENCH_DURATION ?? 4);
 const REPS = Number(process.env.BENCH_REPS ?? 5);
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 32);
@@ -284,14 +284,6 @@ function report(storage: Storage['name'], ops: Op[], samples: Samples, bareRps: 
     ...targets,
     '',
   ];
-}
-
-/** Replaces the `## title` section of bench/RESULTS.md (up to the next `## `), keeping the others. */
-function writeSection(title: string, section: string): void {
-  const previous = existsSync(RESULTS) ? readFileSync(RESULTS, 'utf8') : '# Benchmarks\n';
-  const escaped = title.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
-  const kept = previous.replace(new RegExp(`## ${escaped}[\\s\\S]*?(?=\\n## (?!#)|$)`), '').trimEnd();
-  writeFileSync(RESULTS, `${kept}\n\n${section}`);
 }
 
 const FLOOD_TITLE = 'Token endpoint under a wrong-guess flood';
