@@ -59,7 +59,7 @@ describe('the compiled server', () => {
       }
     }
     expect(tsSpecifiers).toEqual([]);
-    const store = await readFile(join(out, 'store', 'store.js'), 'utf8');
+    const store = await readFile(join(out, 'store', 'open-store.js'), 'utf8');
     expect(store).toContain('import("./pglite-store.js")');
     expect(store).toContain('import("./postgres-store.js")');
   });
