@@ -122,7 +122,7 @@ describe.each(kinds.map((k) => [k === pgliteTarget ? 'PGlite' : 'PostgreSQL', k]
 
     const load = Promise.all([...Array.from({ length: LINK_WRITERS }, linkWriter), configWriter()]);
     await new Promise((resolve) => setTimeout(resolve, LOAD_MS));
-    server.process.child.kill('SIGKILL');
+    server.process.signal('SIGKILL'); // the server itself, not only tsx
     stop = true;
     await load;
     const child = server.process.child;

@@ -18,6 +18,8 @@ export async function freePort(): Promise<number> {
 export interface Started {
   child: ChildProcess;
   output: () => string;
+  /** Sends a signal to the whole process group: the command and what it spawned (tsx and npx run the program in a child). */
+  signal: (signal: NodeJS.Signals) => void;
   stop: () => Promise<void>;
 }
 
@@ -28,17 +30,27 @@ export async function startProcess(
   ready: RegExp,
   options: { env?: NodeJS.ProcessEnv; timeoutMs?: number; cwd?: string } = {},
 ): Promise<Started> {
+  // A process group of its own, so that a signal reaches the program itself, not only the launcher
+  // (tsx and npx spawn it as a child: a SIGKILL to the launcher alone would leave it running).
   const child = spawn(command, args, {
     cwd: options.cwd,
     env: { ...process.env, ...options.env },
     stdio: ['ignore', 'pipe', 'pipe'],
+    detached: true,
   });
   let log = '';
+  const signal = (name: NodeJS.Signals) => {
+    try {
+      process.kill(-child.pid!, name);
+    } catch {
+      // the group is gone already
+    }
+  };
   const stop = async () => {
-    if (child.exitCode !== null || child.signalCode !== null) return;
+    if (child.exitCode !== null || child.signalCode !== null) return signal('SIGKILL'); // leftovers of the group
     const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
-    child.kill('SIGTERM');
-    const timer = setTimeout(() => child.kill('SIGKILL'), 5_000);
+    signal('SIGTERM');
+    const timer = setTimeout(() => signal('SIGKILL'), 5_000);
     await exited;
     clearTimeout(timer);
   };
@@ -61,5 +73,5 @@ export async function startProcess(
       reject(new Error(`${command} exited with ${code} before it was ready:\n${log}`));
     });
   });
-  return { child, output: () => log, stop };
+  return { child, output: () => log, signal, stop };
 }
