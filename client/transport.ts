@@ -119,10 +119,20 @@ export function platformTransport(options: TransportOptions): Fetch {
     let retries = 0;
     for (let attempt = 1; ; attempt++) {
       if (tokens && token === undefined) token = tokens.cached() ?? (await abortable(tokens.get(), callSignal).catch((e: unknown) => fail(e, attempt - 1)));
-      const headers = new Headers(request.headers);
-      if (token !== undefined) headers.set('authorization', `Bearer ${token}`);
       const signal = timeoutMs ? AbortSignal.any([callSignal, AbortSignal.timeout(timeoutMs)]) : callSignal;
-      const outgoing = new Request(url, { method: request.method, headers, body, signal, redirect: request.redirect });
+      // A request without a body, for the same URL and signal, is sent as openapi-fetch built it
+      // (a bodiless Request can be sent again): building another Request costs more than the rest
+      // of the call's own work.
+      const reusable = body === undefined && url === request.url && signal === request.signal;
+      let outgoing: Request;
+      if (reusable) {
+        outgoing = request;
+        if (token !== undefined) outgoing.headers.set('authorization', `Bearer ${token}`);
+      } else {
+        const headers = new Headers(request.headers);
+        if (token !== undefined) headers.set('authorization', `Bearer ${token}`);
+        outgoing = new Request(url, { method: request.method, headers, body, signal, redirect: request.redirect });
+      }
       const started = performance.now();
       const report = (outcome: { status?: number; error?: string }, retryInMs?: number) => {
         if (!observe) return;
