@@ -3958,6 +3958,15 @@ export interface components {
         };
     };
     responses: {
+        /** @description Invalid credentials (unknown client id or wrong secret). */
+        TokenUnauthorized: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["TokenError"];
+            };
+        };
         /**
          * @description Request body too large. **Package decision (the seed does not show body limits):** a request
          *     body over the limit answers 413 in the area's error body. The reference sandbox accepts JSON and
@@ -3972,11 +3981,11 @@ export interface components {
             };
         };
         /**
-         * @description Too many requests. **Package decision (the seed does not show rate limits):** any operation may
+         * @description Too many requests. **Package decision (the seed does not show rate limits):** every operation may
          *     answer 429 with a `Retry-After` header (seconds) and the area's error body; wait that long
-         *     before sending again. The reference sandbox limits each client (the token's client id, or the
-         *     caller's address where no token is sent): by default 200 requests in each one-second
-         *     window, per server instance (`RATE_LIMIT_PER_SECOND`; 0 turns the limit off).
+         *     before sending again. Limits are counted per client (the token's client id, or the caller's
+         *     address where no token is sent); the `RateLimit` and `RateLimit-Policy` fields (IETF) say the
+         *     limit and what is left of it.
          *
          *     **Package decision (failed attempts, against guessing secrets):** after 10 wrong secrets for one
          *     `client_id` within one minute (counted from the first, on both token endpoint forms, known and
@@ -3984,17 +3993,28 @@ export interface components {
          *     is over, the correct secret too, so that a guesser cannot tell when it is right; `Retry-After`
          *     says when the minute ends. Other client ids are not affected, and a success before the limit
          *     clears the count. A client that is locked out keeps using the tokens it already has (they live an
-         *     hour). The reference sandbox counts per server instance (`TOKEN_FAILED_ATTEMPTS_PER_MINUTE`,
-         *     default 10; 0 turns it off). When too many secrets are being checked at once (a flood), a request
-         *     that needs a check answers 429 with `Retry-After: 1` at once.
+         *     hour). The reference sandbox counts per server instance (10 by default). When too many secrets
+         *     are being checked at once (a flood), a request that needs a check answers 429 with
+         *     `Retry-After: 1` at once.
          */
         TokenTooManyRequests: {
             headers: {
                 "Retry-After": components["headers"]["RetryAfter"];
+                RateLimit: components["headers"]["RateLimit"];
+                "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                 [name: string]: unknown;
             };
             content: {
                 "application/json": components["schemas"]["TokenError"];
+            };
+        };
+        /** @description Invalid credentials (missing, malformed or wrong Basic header). */
+        OAuthUnauthorized: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["OAuthError"];
             };
         };
         /**
@@ -4011,11 +4031,11 @@ export interface components {
             };
         };
         /**
-         * @description Too many requests. **Package decision (the seed does not show rate limits):** any operation may
+         * @description Too many requests. **Package decision (the seed does not show rate limits):** every operation may
          *     answer 429 with a `Retry-After` header (seconds) and the area's error body; wait that long
-         *     before sending again. The reference sandbox limits each client (the token's client id, or the
-         *     caller's address where no token is sent): by default 200 requests in each one-second
-         *     window, per server instance (`RATE_LIMIT_PER_SECOND`; 0 turns the limit off).
+         *     before sending again. Limits are counted per client (the token's client id, or the caller's
+         *     address where no token is sent); the `RateLimit` and `RateLimit-Policy` fields (IETF) say the
+         *     limit and what is left of it.
          *
          *     **Package decision (failed attempts, against guessing secrets):** after 10 wrong secrets for one
          *     `client_id` within one minute (counted from the first, on both token endpoint forms, known and
@@ -4023,13 +4043,15 @@ export interface components {
          *     is over, the correct secret too, so that a guesser cannot tell when it is right; `Retry-After`
          *     says when the minute ends. Other client ids are not affected, and a success before the limit
          *     clears the count. A client that is locked out keeps using the tokens it already has (they live an
-         *     hour). The reference sandbox counts per server instance (`TOKEN_FAILED_ATTEMPTS_PER_MINUTE`,
-         *     default 10; 0 turns it off). When too many secrets are being checked at once (a flood), a request
-         *     that needs a check answers 429 with `Retry-After: 1` at once.
+         *     hour). The reference sandbox counts per server instance (10 by default). When too many secrets
+         *     are being checked at once (a flood), a request that needs a check answers 429 with
+         *     `Retry-After: 1` at once.
          */
         OAuthTooManyRequests: {
             headers: {
                 "Retry-After": components["headers"]["RetryAfter"];
+                RateLimit: components["headers"]["RateLimit"];
+                "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                 [name: string]: unknown;
             };
             content: {
@@ -4051,15 +4073,17 @@ export interface components {
             };
         };
         /**
-         * @description Too many requests. **Package decision (the seed does not show rate limits):** any operation may
+         * @description Too many requests. **Package decision (the seed does not show rate limits):** every operation may
          *     answer 429 with a `Retry-After` header (seconds) and the area's error body; wait that long
-         *     before sending again. The reference sandbox limits each client (the token's client id, or the
-         *     caller's address where no token is sent): by default 200 requests in each one-second
-         *     window, per server instance (`RATE_LIMIT_PER_SECOND`; 0 turns the limit off).
+         *     before sending again. Limits are counted per client (the token's client id, or the caller's
+         *     address where no token is sent); the `RateLimit` and `RateLimit-Policy` fields (IETF) say the
+         *     limit and what is left of it.
          */
         PaymentLinkTooManyRequests: {
             headers: {
                 "Retry-After": components["headers"]["RetryAfter"];
+                RateLimit: components["headers"]["RateLimit"];
+                "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                 [name: string]: unknown;
             };
             content: {
@@ -4082,6 +4106,22 @@ export interface components {
             };
         };
         /**
+         * @description The bearer token is missing, malformed, expired, badly signed or lacks the scope.
+         *
+         *     **Seed quirk, kept on purpose:** on payment intent creation the seed documents the 401 body
+         *     as a plain string, while every other web checkout error (including the 401 of
+         *     `PATCH /technical-configurations`) is a JSON object. The package keeps the seed's shape so
+         *     that clients written against the platform keep working: `text/plain`, body `Unauthorized`.
+         */
+        WebCheckoutUnauthorizedPlainText: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "text/plain": string;
+            };
+        };
+        /**
          * @description Request body too large. **Package decision (the seed does not show body limits):** a request
          *     body over the limit answers 413 in the area's error body. The reference sandbox accepts JSON and
          *     form bodies up to 1 MiB (product images: see their own limit).
@@ -4095,15 +4135,38 @@ export interface components {
             };
         };
         /**
-         * @description Too many requests. **Package decision (the seed does not show rate limits):** any operation may
+         * @description Too many requests. **Package decision (the seed does not show rate limits):** every operation may
          *     answer 429 with a `Retry-After` header (seconds) and the area's error body; wait that long
-         *     before sending again. The reference sandbox limits each client (the token's client id, or the
-         *     caller's address where no token is sent): by default 200 requests in each one-second
-         *     window, per server instance (`RATE_LIMIT_PER_SECOND`; 0 turns the limit off).
+         *     before sending again. Limits are counted per client (the token's client id, or the caller's
+         *     address where no token is sent); the `RateLimit` and `RateLimit-Policy` fields (IETF) say the
+         *     limit and what is left of it.
          */
         WebCheckoutTooManyRequests: {
             headers: {
                 "Retry-After": components["headers"]["RetryAfter"];
+                RateLimit: components["headers"]["RateLimit"];
+                "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["WebCheckoutError"];
+            };
+        };
+        /** @description Unexpected failure; `message` and `details` only. */
+        WebCheckoutInternalError: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["WebCheckoutServerError"];
+            };
+        };
+        /**
+         * @description The bearer token is missing, malformed, expired, badly signed or lacks the scope. Here the
+         *     body is the web checkout error object (see the plain-string quirk of `POST /payment-intent`).
+         */
+        WebCheckoutUnauthorized: {
+            headers: {
                 [name: string]: unknown;
             };
             content: {
@@ -4149,15 +4212,17 @@ export interface components {
             };
         };
         /**
-         * @description Too many requests. **Package decision (the seed does not show rate limits):** any operation may
+         * @description Too many requests. **Package decision (the seed does not show rate limits):** every operation may
          *     answer 429 with a `Retry-After` header (seconds) and the area's error body; wait that long
-         *     before sending again. The reference sandbox limits each client (the token's client id, or the
-         *     caller's address where no token is sent): by default 200 requests in each one-second
-         *     window, per server instance (`RATE_LIMIT_PER_SECOND`; 0 turns the limit off).
+         *     before sending again. Limits are counted per client (the token's client id, or the caller's
+         *     address where no token is sent); the `RateLimit` and `RateLimit-Policy` fields (IETF) say the
+         *     limit and what is left of it.
          */
         SubscriptionTooManyRequests: {
             headers: {
                 "Retry-After": components["headers"]["RetryAfter"];
+                RateLimit: components["headers"]["RateLimit"];
+                "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                 [name: string]: unknown;
             };
             content: {
@@ -4188,15 +4253,50 @@ export interface components {
             };
         };
         /**
-         * @description Too many requests. **Package decision (the seed does not show rate limits):** any operation may
+         * @description **Package decision (the seed lists no 401 for this call, yet it needs a bearer token):** the
+         *     token is missing, malformed, expired, badly signed or lacks `digital-plataform:gateway-api`.
+         */
+        PlanUnauthorized: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["RecurrenceError"];
+            };
+        };
+        /**
+         * @description Too many requests. **Package decision (the seed does not show rate limits):** every operation may
          *     answer 429 with a `Retry-After` header (seconds) and the area's error body; wait that long
-         *     before sending again. The reference sandbox limits each client (the token's client id, or the
-         *     caller's address where no token is sent): by default 200 requests in each one-second
-         *     window, per server instance (`RATE_LIMIT_PER_SECOND`; 0 turns the limit off).
+         *     before sending again. Limits are counted per client (the token's client id, or the caller's
+         *     address where no token is sent); the `RateLimit` and `RateLimit-Policy` fields (IETF) say the
+         *     limit and what is left of it.
          */
         PlanTooManyRequests: {
             headers: {
                 "Retry-After": components["headers"]["RetryAfter"];
+                RateLimit: components["headers"]["RateLimit"];
+                "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["RecurrenceError"];
+            };
+        };
+        /** @description Internal error; the status was not changed. Retrying is safe. */
+        PlanInternalError: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["RecurrenceError"];
+            };
+        };
+        /**
+         * @description **Package decision (follows the corrected security):** the token is missing, malformed,
+         *     expired, badly signed or lacks `digital-plataform:gateway-api`.
+         */
+        SubscriptionWebhookUnauthorized: {
+            headers: {
                 [name: string]: unknown;
             };
             content: {
@@ -4217,15 +4317,29 @@ export interface components {
             };
         };
         /**
-         * @description Too many requests. **Package decision (the seed does not show rate limits):** any operation may
+         * @description Too many requests. **Package decision (the seed does not show rate limits):** every operation may
          *     answer 429 with a `Retry-After` header (seconds) and the area's error body; wait that long
-         *     before sending again. The reference sandbox limits each client (the token's client id, or the
-         *     caller's address where no token is sent): by default 200 requests in each one-second
-         *     window, per server instance (`RATE_LIMIT_PER_SECOND`; 0 turns the limit off).
+         *     before sending again. Limits are counted per client (the token's client id, or the caller's
+         *     address where no token is sent); the `RateLimit` and `RateLimit-Policy` fields (IETF) say the
+         *     limit and what is left of it.
          */
         SubscriptionWebhookTooManyRequests: {
             headers: {
                 "Retry-After": components["headers"]["RetryAfter"];
+                RateLimit: components["headers"]["RateLimit"];
+                "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["RecurrenceError"];
+            };
+        };
+        /**
+         * @description **Package decision (the seed shows no error):** internal error; nothing was changed and the
+         *     key was not consumed, so the same call may be repeated.
+         */
+        SubscriptionWebhookInternalError: {
+            headers: {
                 [name: string]: unknown;
             };
             content: {
@@ -4265,6 +4379,24 @@ export interface components {
         /** @description A rule the schema cannot carry is broken (validation_error). */
         SandboxUnprocessable: {
             headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["SandboxError"];
+            };
+        };
+        /**
+         * @description Too many requests: every operation may answer 429 with a `Retry-After` header (seconds) and the
+         *     sandbox error body; wait that long before sending again. The reference sandbox limits each client
+         *     (the token's client id, or the caller's address where no token is sent): by default 200 requests
+         *     in each one-second window, per server instance (`RATE_LIMIT_PER_SECOND`; 0 turns the limit off).
+         *     The `RateLimit` and `RateLimit-Policy` fields (IETF) say the limit and what is left of it.
+         */
+        SandboxTooManyRequests: {
+            headers: {
+                "Retry-After": components["headers"]["RetryAfter"];
+                RateLimit: components["headers"]["RateLimit"];
+                "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                 [name: string]: unknown;
             };
             content: {
@@ -4333,6 +4465,21 @@ export interface components {
          * @example 1
          */
         RetryAfter: number;
+        /**
+         * @description The client's remaining quota under the limit, as the IETF `RateLimit` header field
+         *     (draft-ietf-httpapi-ratelimit-headers-08): the policy name, `r` the requests left in the window,
+         *     `t` the seconds until the window resets. Sent with every answer counted by the limit.
+         * @example "per-client"; r=0; t=1
+         */
+        RateLimit: string;
+        /**
+         * @description The limit that applies to the client, as the IETF `RateLimit-Policy` header field
+         *     (draft-ietf-httpapi-ratelimit-headers-08): the policy name, `q` the requests allowed in each
+         *     window, `w` the window in seconds, `pk` an opaque key of the client's partition. Sent with every
+         *     answer counted by the limit.
+         * @example "per-client"; q=200; w=1; pk=:ZDBjNWIyYzBlMzFh:
+         */
+        RateLimitPolicy: string;
     };
     pathItems: never;
 }
@@ -4369,15 +4516,7 @@ export interface operations {
                     "application/json": components["schemas"]["TokenError"];
                 };
             };
-            /** @description Invalid credentials (unknown client id or wrong secret). */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["TokenError"];
-                };
-            };
+            401: components["responses"]["TokenUnauthorized"];
             413: components["responses"]["TokenPayloadTooLarge"];
             429: components["responses"]["TokenTooManyRequests"];
         };
@@ -4413,15 +4552,7 @@ export interface operations {
                     "application/json": components["schemas"]["OAuthError"];
                 };
             };
-            /** @description Invalid credentials (missing, malformed or wrong Basic header). */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["OAuthError"];
-                };
-            };
+            401: components["responses"]["OAuthUnauthorized"];
             413: components["responses"]["OAuthPayloadTooLarge"];
             429: components["responses"]["OAuthTooManyRequests"];
         };
@@ -4822,22 +4953,7 @@ export interface operations {
                     "application/json": components["schemas"]["WebCheckoutBadRequestError"];
                 };
             };
-            /**
-             * @description The bearer token is missing, malformed, expired, badly signed or lacks the scope.
-             *
-             *     **Seed quirk, kept on purpose:** on payment intent creation the seed documents the 401 body
-             *     as a plain string, while every other web checkout error (including the 401 of
-             *     `PATCH /technical-configurations`) is a JSON object. The package keeps the seed's shape so
-             *     that clients written against the platform keep working: `text/plain`, body `Unauthorized`.
-             */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "text/plain": string;
-                };
-            };
+            401: components["responses"]["WebCheckoutUnauthorizedPlainText"];
             /** @description A seller service the call needs is not enabled (`service_not_enabled`). */
             403: {
                 headers: {
@@ -4867,15 +4983,7 @@ export interface operations {
                 };
             };
             429: components["responses"]["WebCheckoutTooManyRequests"];
-            /** @description Unexpected failure; `message` and `details` only. */
-            500: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["WebCheckoutServerError"];
-                };
-            };
+            500: components["responses"]["WebCheckoutInternalError"];
         };
     };
     updateTechnicalConfiguration: {
@@ -4909,18 +5017,7 @@ export interface operations {
                     "application/json": components["schemas"]["WebCheckoutBadRequestError"];
                 };
             };
-            /**
-             * @description The bearer token is missing, malformed, expired, badly signed or lacks the scope. Here the
-             *     body is the web checkout error object (see the plain-string quirk of `POST /payment-intent`).
-             */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["WebCheckoutError"];
-                };
-            };
+            401: components["responses"]["WebCheckoutUnauthorized"];
             /** @description The token's seller, or its web checkout configuration, does not exist (`not_found`). */
             404: {
                 headers: {
@@ -4945,15 +5042,7 @@ export interface operations {
                 };
             };
             429: components["responses"]["WebCheckoutTooManyRequests"];
-            /** @description Unexpected failure; `message` and `details` only. */
-            500: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["WebCheckoutServerError"];
-                };
-            };
+            500: components["responses"]["WebCheckoutInternalError"];
         };
     };
     createSubscription: {
@@ -5245,18 +5334,7 @@ export interface operations {
                     "application/json": components["schemas"]["RecurrenceError"];
                 };
             };
-            /**
-             * @description **Package decision (the seed lists no 401 for this call, yet it needs a bearer token):** the
-             *     token is missing, malformed, expired, badly signed or lacks `digital-plataform:gateway-api`.
-             */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["RecurrenceError"];
-                };
-            };
+            401: components["responses"]["PlanUnauthorized"];
             /** @description The plan does not exist or belongs to another seller. */
             404: {
                 headers: {
@@ -5276,15 +5354,7 @@ export interface operations {
                 };
             };
             429: components["responses"]["PlanTooManyRequests"];
-            /** @description Internal error; the status was not changed. Retrying is safe. */
-            500: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["RecurrenceError"];
-                };
-            };
+            500: components["responses"]["PlanInternalError"];
         };
     };
     applySubscriptionEvent: {
@@ -5334,18 +5404,7 @@ export interface operations {
                     "application/json": components["schemas"]["RecurrenceError"];
                 };
             };
-            /**
-             * @description **Package decision (follows the corrected security):** the token is missing, malformed,
-             *     expired, badly signed or lacks `digital-plataform:gateway-api`.
-             */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["RecurrenceError"];
-                };
-            };
+            401: components["responses"]["SubscriptionWebhookUnauthorized"];
             /**
              * @description **Package decision (the seed shows no error):** the subscription (`event_id`) does not exist
              *     or belongs to another seller, or `payment_id` is not one of its payments.
@@ -5384,18 +5443,7 @@ export interface operations {
                 };
             };
             429: components["responses"]["SubscriptionWebhookTooManyRequests"];
-            /**
-             * @description **Package decision (the seed shows no error):** internal error; nothing was changed and the
-             *     key was not consumed, so the same call may be repeated.
-             */
-            500: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["RecurrenceError"];
-                };
-            };
+            500: components["responses"]["SubscriptionWebhookInternalError"];
         };
     };
     createSandboxSeller: {
@@ -5433,6 +5481,7 @@ export interface operations {
             };
             413: components["responses"]["SandboxPayloadTooLarge"];
             422: components["responses"]["SandboxUnprocessable"];
+            429: components["responses"]["SandboxTooManyRequests"];
             500: components["responses"]["SandboxInternalError"];
         };
     };
@@ -5463,6 +5512,7 @@ export interface operations {
             400: components["responses"]["SandboxBadRequest"];
             401: components["responses"]["SandboxUnauthorized"];
             404: components["responses"]["SandboxSellerNotFound"];
+            429: components["responses"]["SandboxTooManyRequests"];
             500: components["responses"]["SandboxInternalError"];
         };
     };
@@ -5493,6 +5543,7 @@ export interface operations {
             400: components["responses"]["SandboxBadRequest"];
             401: components["responses"]["SandboxUnauthorized"];
             404: components["responses"]["SandboxDeliveryNotFound"];
+            429: components["responses"]["SandboxTooManyRequests"];
             500: components["responses"]["SandboxInternalError"];
         };
     };
@@ -5523,6 +5574,7 @@ export interface operations {
             400: components["responses"]["SandboxBadRequest"];
             401: components["responses"]["SandboxUnauthorized"];
             404: components["responses"]["SandboxDeliveryNotFound"];
+            429: components["responses"]["SandboxTooManyRequests"];
             500: components["responses"]["SandboxInternalError"];
         };
     };
@@ -5553,6 +5605,7 @@ export interface operations {
             404: components["responses"]["SandboxSellerNotFound"];
             413: components["responses"]["SandboxPayloadTooLarge"];
             422: components["responses"]["SandboxUnprocessable"];
+            429: components["responses"]["SandboxTooManyRequests"];
             500: components["responses"]["SandboxInternalError"];
         };
     };
@@ -5591,6 +5644,7 @@ export interface operations {
                     "application/json": components["schemas"]["SandboxError"];
                 };
             };
+            429: components["responses"]["SandboxTooManyRequests"];
             500: components["responses"]["SandboxInternalError"];
         };
     };
@@ -5621,6 +5675,7 @@ export interface operations {
             400: components["responses"]["SandboxBadRequest"];
             401: components["responses"]["SandboxUnauthorized"];
             404: components["responses"]["SandboxNotFound"];
+            429: components["responses"]["SandboxTooManyRequests"];
             500: components["responses"]["SandboxInternalError"];
         };
     };
@@ -5665,6 +5720,7 @@ export interface operations {
                     "application/json": components["schemas"]["SandboxError"];
                 };
             };
+            429: components["responses"]["SandboxTooManyRequests"];
             500: components["responses"]["SandboxInternalError"];
         };
     };
@@ -5704,6 +5760,7 @@ export interface operations {
                     "application/json": components["schemas"]["SandboxError"];
                 };
             };
+            429: components["responses"]["SandboxTooManyRequests"];
             500: components["responses"]["SandboxInternalError"];
         };
     };
@@ -5734,6 +5791,7 @@ export interface operations {
             400: components["responses"]["SandboxBadRequest"];
             401: components["responses"]["SandboxUnauthorized"];
             404: components["responses"]["SandboxNotFound"];
+            429: components["responses"]["SandboxTooManyRequests"];
             500: components["responses"]["SandboxInternalError"];
         };
     };
@@ -5764,6 +5822,7 @@ export interface operations {
             404: components["responses"]["SandboxSellerNotFound"];
             413: components["responses"]["SandboxPayloadTooLarge"];
             422: components["responses"]["SandboxUnprocessable"];
+            429: components["responses"]["SandboxTooManyRequests"];
             500: components["responses"]["SandboxInternalError"];
         };
     };
@@ -5786,15 +5845,7 @@ export interface operations {
                 };
             };
             400: components["responses"]["SandboxBadRequest"];
-            /** @description Too many requests. */
-            429: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["SandboxError"];
-                };
-            };
+            429: components["responses"]["SandboxTooManyRequests"];
             500: components["responses"]["SandboxInternalError"];
         };
     };
@@ -5818,6 +5869,7 @@ export interface operations {
             };
             400: components["responses"]["SandboxBadRequest"];
             401: components["responses"]["SandboxUnauthorized"];
+            429: components["responses"]["SandboxTooManyRequests"];
             500: components["responses"]["SandboxInternalError"];
         };
     };

@@ -1,6 +1,7 @@
 // Per-client rate limiting, as the contract decides (every operation may answer 429 with
-// Retry-After, in its area's error body): express-rate-limit, keyed by the verified token's client
-// id, or by the caller's address where no token is sent (token endpoints, public lookups, sandbox).
+// Retry-After, in its area's error body, and counted answers carry the IETF RateLimit and
+// RateLimit-Policy fields): express-rate-limit, keyed by the verified token's client id, or by the
+// caller's address where no token is sent (token endpoints, public lookups, sandbox).
 // Counted per server instance, in memory.
 import type { RequestHandler } from 'express';
 import { ipKeyGenerator, rateLimit } from 'express-rate-limit';
@@ -17,7 +18,10 @@ export function rateLimitPerClient({ limit, windowMs }: RateLimitConfig): Reques
   return rateLimit({
     windowMs,
     limit,
-    standardHeaders: false,
+    // The IETF RateLimit and RateLimit-Policy fields (draft 8, as the contract documents them) on
+    // every counted answer; Retry-After on a 429.
+    standardHeaders: 'draft-8',
+    identifier: 'per-client',
     legacyHeaders: false,
     keyGenerator: (req) => (req.accessToken ? `client:${req.accessToken.clientId}` : `address:${ipKeyGenerator(req.ip ?? '')}`),
     handler: (req, _res, next) => {
