@@ -17,24 +17,26 @@ import { ApiError, ContractViolation, errorHandler } from './http/errors.ts';
 import { httpLogging } from './http/logging.ts';
 import { refuseNonText } from './http/text-guard.ts';
 import { cacheValidatorRouteLookup } from './http/route-lookup-cache.ts';
-import { checkoutPages } from './checkout/routes.ts';
-import { sandboxNotificationRoutes } from './sandbox/notifications.ts';
+import { checkoutPages } from './hosted-checkout/routes.ts';
+import { sandboxNotificationRoutes } from './sandbox/notifications/routes.ts';
 import { paymentLinkRoutes } from './payment-link/routes.ts';
 import { PRODUCT_IMAGE_MAX_BYTES } from './payment-link/service.ts';
-import { sandboxSellerAndLinkRoutes } from './sandbox/sellers-and-links.ts';
+import { sandboxSellerRoutes } from './sandbox/sellers/routes.ts';
+import { sandboxPaymentLinkRoutes } from './sandbox/payment-links/routes.ts';
 import { webCheckoutRoutes } from './web-checkout/routes.ts';
 import { subscriptionRoutes } from './subscription/routes.ts';
 import { planRoutes } from './plan/routes.ts';
 import { subscriptionWebhookRoutes } from './subscription-webhook/routes.ts';
-import { sandboxPlanRoutes } from './sandbox/plans.ts';
-import { sandboxTestClockRoutes } from './sandbox/test-clocks.ts';
+import { sandboxPlanRoutes } from './sandbox/plans/routes.ts';
+import { sandboxTestClockRoutes } from './sandbox/test-clocks/routes.ts';
 
 export type { AppDeps, AreaDeps, AreaRoutes } from './http/area-routes.ts';
 
 /** Each area adds one line: its `server/<area>/routes.ts` export. Authentication comes first, below. */
 const AREAS: AreaRoutes[] = [
   paymentLinkRoutes,
-  sandboxSellerAndLinkRoutes,
+  sandboxSellerRoutes,
+  sandboxPaymentLinkRoutes,
   webCheckoutRoutes,
   sandboxNotificationRoutes,
   subscriptionRoutes,

@@ -70,7 +70,7 @@ export async function runSandbox(configured: Config, logger: Logger): Promise<Ru
       storeReady,
       import('./app.ts'),
       import('./sandbox/demo-seller.ts'),
-      import('./checkout/notification-delivery.ts'),
+      import('./notifications/delivery-worker.ts'),
       import('./subscription/billing-worker.ts'),
       import('./sandbox/reset.ts'),
     ]);

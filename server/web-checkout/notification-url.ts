@@ -3,7 +3,7 @@
 // addresses (the server must not be turned against its own machine or network): a literal address
 // as written, a host name by every address it resolves to. The sender checks again at each delivery.
 import { isIP } from 'node:net';
-import { isPublicAddress, publicAddressesOf, type HostResolver } from '../notifications/public-addresses.ts';
+import { isPublicAddress, publicAddressesOf, type HostResolver } from '../http/public-addresses.ts';
 import { httpUrlOf, NOT_AN_HTTP_URL } from './http-url.ts';
 
 export const NOT_PUBLIC = 'must not point to a loopback, private, link-local or reserved address';

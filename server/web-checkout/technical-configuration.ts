@@ -4,7 +4,7 @@ import type { components } from '../http/contract.ts';
 import type { Problem } from '../http/errors.ts';
 import type { Store } from '../store/store.ts';
 import { configurationNotFound, fieldProblem, validationError } from './errors.ts';
-import { systemResolver, type HostResolver } from '../notifications/public-addresses.ts';
+import { systemResolver, type HostResolver } from '../http/public-addresses.ts';
 import { httpUrlOf, NOT_AN_HTTP_URL } from './http-url.ts';
 import { notificationUrlRefusal } from './notification-url.ts';
 import { webCheckoutRepository, type StoredTechnicalConfiguration, type WebCheckoutRepository } from './repository.ts';

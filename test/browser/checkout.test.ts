@@ -10,7 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { formatMoney } from '../../contract/money.ts';
 import { verifyCheckoutNotification } from '../../client/webhooks/verify.ts';
 import { createApp } from '../../server/app.ts';
-import { notificationDeliveryWorker } from '../../server/checkout/notification-delivery.ts';
+import { notificationDeliveryWorker } from '../../server/notifications/delivery-worker.ts';
 import { createLogger } from '../../server/http/logging.ts';
 import { ensureDemoSeller } from '../../server/sandbox/demo-seller.ts';
 import { migrate } from '../../server/store/migrate.ts';

@@ -3,7 +3,7 @@
 // twice, and two delivery workers (one per instance) deliver each notification exactly once. The
 // billing suite already proves charges on two instances.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { notificationTargetOf } from '../../server/checkout/notification-delivery.ts';
+import { notificationTargetOf } from '../../server/notifications/delivery-worker.ts';
 import { createLogger } from '../../server/http/logging.ts';
 import { createDeliveryWorker } from '../../server/notifications/delivery.ts';
 import { PLATFORM_BUNDLE } from '../support/contract.ts';

@@ -2,10 +2,10 @@
 // runs, with a fast retry policy), and the sandbox delivery log operations, on every store kind.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { verifyCheckoutNotification } from '../../client/webhooks/verify.ts';
-import { notificationDeliveryWorker, retryPolicyOf } from '../../server/checkout/notification-delivery.ts';
+import { notificationDeliveryWorker, retryPolicyOf } from '../../server/notifications/delivery-worker.ts';
 import { createLogger } from '../../server/http/logging.ts';
 import { CONTRACT_RETRY_POLICY } from '../../server/notifications/retry-policy.ts';
-import type { HostResolver } from '../../server/notifications/public-addresses.ts';
+import type { HostResolver } from '../../server/http/public-addresses.ts';
 import { PLATFORM_BUNDLE } from '../support/contract.ts';
 import { startTestServer, type TestServer } from './support/server.ts';
 import { ADMIN, createSeller, startPlatformServer, STORES, type SandboxSeller } from './support/payment-link.ts';

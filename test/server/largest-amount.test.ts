@@ -5,7 +5,7 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { validateCheckoutNotification, verifyCheckoutNotification } from '../../client/webhooks/verify.ts';
-import { notificationDeliveryWorker } from '../../server/checkout/notification-delivery.ts';
+import { notificationDeliveryWorker } from '../../server/notifications/delivery-worker.ts';
 import { MAX_AMOUNT } from '../../server/http/amounts.ts';
 import { createLogger } from '../../server/http/logging.ts';
 import { loadPlatform } from '../support/contract.ts';

@@ -4,7 +4,7 @@ import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { debitPlanBlockedInBrazil } from '../../server/plan/service.ts';
 import { DEMO_SELLER_ID } from '../../server/sandbox/demo-seller.ts';
-import { planFloatingData } from '../../server/sandbox/plans.ts';
+import { planFloatingData } from '../../server/sandbox/plans/service.ts';
 import type { TestServer } from './support/server.ts';
 import { ADMIN, addSeller, auditOf, createPlan, expectError, PLANS, planBody, startRecurrenceServer, STORES, type TestSeller } from './support/recurrence.ts';
 

@@ -4,7 +4,7 @@
 import { once } from 'node:events';
 import { connect, createServer, type AddressInfo, type LookupFunction } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { connectionLookup, isPublicAddress, NonPublicAddressError, publicAddressesOf } from '../../server/notifications/public-addresses.ts';
+import { connectionLookup, isPublicAddress, NonPublicAddressError, publicAddressesOf } from '../../server/http/public-addresses.ts';
 import { PUBLIC_V4, PUBLIC_V6, rebindingResolver, tableResolver } from './support/resolvers.ts';
 
 describe('isPublicAddress', () => {

@@ -3,7 +3,7 @@
 // after the first lookup (DNS rebinding).
 import type { LookupAddress } from 'node:dns';
 import { isIP } from 'node:net';
-import type { HostResolver } from '../../../server/notifications/public-addresses.ts';
+import type { HostResolver } from '../../../server/http/public-addresses.ts';
 
 /** Public addresses (not in any special-purpose range) for names that must pass. */
 export const PUBLIC_V4 = '93.184.215.14';

@@ -16,7 +16,7 @@ import { loadConfig, type Config } from '../../../server/config.ts';
 import { createLogger } from '../../../server/http/logging.ts';
 import { ensureDemoSeller } from '../../../server/sandbox/demo-seller.ts';
 import { migrate } from '../../../server/store/migrate.ts';
-import type { HostResolver } from '../../../server/notifications/public-addresses.ts';
+import type { HostResolver } from '../../../server/http/public-addresses.ts';
 import { type Store } from '../../../server/store/store.ts';
 import { openStore } from '../../../server/store/open-store.ts';
 

@@ -4,7 +4,7 @@
 // its answer after the first check (DNS rebinding) reaches nothing but a public address.
 import { promises as dns, type LookupAddress } from 'node:dns';
 import { BlockList, isIP, type LookupFunction } from 'node:net';
-import type { HostResolver } from '../http/host-resolver.ts';
+import type { HostResolver } from './host-resolver.ts';
 
 export type { HostResolver };
 

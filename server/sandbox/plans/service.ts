@@ -1,13 +1,11 @@
 // Sandbox area: creates recurrence plans for a seller (reference-only; the platform's back office
 // does it for real). Plans start active unless the body says otherwise.
 import { randomUUID } from 'node:crypto';
-import type { AreaRoutes } from '../http/area-routes.ts';
-import type { components } from '../http/contract.ts';
-import { ApiError } from '../http/errors.ts';
-import { typedRouter } from '../http/typed-router.ts';
-import { isoSeconds, planRepository, type StoredPlan } from '../plan/repository.ts';
-import { debitPlanBlockedInBrazil, presentPlan } from '../plan/service.ts';
-import type { Store } from '../store/store.ts';
+import type { components } from '../../http/contract.ts';
+import { ApiError } from '../../http/errors.ts';
+import { isoSeconds, planRepository, type StoredPlan } from '../../plan/repository.ts';
+import { debitPlanBlockedInBrazil } from '../../plan/service.ts';
+import type { Store } from '../../store/store.ts';
 
 type SandboxPlanCreate = components['schemas']['SandboxPlanCreate'];
 
@@ -57,11 +55,3 @@ export async function createSandboxPlan(store: Store, body: SandboxPlanCreate, n
     return plan;
   });
 }
-
-export const sandboxPlanRoutes: AreaRoutes = ({ store }) => {
-  const api = typedRouter();
-  api.post('/sandbox/v1/plans', async (req, res) => {
-    res.status(201).json(presentPlan(await createSandboxPlan(store, req.body)));
-  });
-  return api.router;
-};

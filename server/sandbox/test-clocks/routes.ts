@@ -1,8 +1,8 @@
 // HTTP ↔ domain for sandbox test clocks and the sandbox's subscription calls (reference-only; the
 // admin token is checked before this router, by the contract's security).
-import type { AreaRoutes } from '../http/area-routes.ts';
-import { typedRouter } from '../http/typed-router.ts';
-import { advanceTestClock, cancelSubscription, createTestClock, getTestClock, listSubscriptionCharges } from './test-clocks/service.ts';
+import type { AreaRoutes } from '../../http/area-routes.ts';
+import { typedRouter } from '../../http/typed-router.ts';
+import { advanceTestClock, cancelSubscription, createTestClock, getTestClock, listSubscriptionCharges } from './service.ts';
 
 export const sandboxTestClockRoutes: AreaRoutes = ({ store, logger }) => {
   return typedRouter()

@@ -4,9 +4,9 @@
 // policy, scaled by config.
 import type { Logger } from 'pino';
 import type { Config } from '../config.ts';
-import { createDeliveryWorker, type DeliveryWorker, type NotificationTarget, type RefusedTarget } from '../notifications/delivery.ts';
-import { connectionLookup, systemResolver, type HostResolver } from '../notifications/public-addresses.ts';
-import { CONTRACT_RETRY_POLICY, type RetryPolicy } from '../notifications/retry-policy.ts';
+import { createDeliveryWorker, type DeliveryWorker, type NotificationTarget, type RefusedTarget } from './delivery.ts';
+import { connectionLookup, systemResolver, type HostResolver } from '../http/public-addresses.ts';
+import { CONTRACT_RETRY_POLICY, type RetryPolicy } from './retry-policy.ts';
 import type { Store } from '../store/store.ts';
 import { notificationUrlProblem } from '../web-checkout/notification-url.ts';
 import { webCheckoutRepository } from '../web-checkout/repository.ts';

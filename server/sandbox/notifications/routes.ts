@@ -1,0 +1,29 @@
+// HTTP ↔ domain for the sandbox's merchant notification delivery log (reference-only; the admin
+// token is checked before this router): list a seller's deliveries, read one, send one again.
+import type { AreaRoutes } from '../../http/area-routes.ts';
+import { ApiError } from '../../http/errors.ts';
+import { typedRouter } from '../../http/typed-router.ts';
+import { notificationRepository } from '../../notifications/repository.ts';
+import { webCheckoutRepository } from '../../web-checkout/repository.ts';
+import { DELIVERY_NOT_FOUND, withAttempts } from './service.ts';
+
+export const sandboxNotificationRoutes: AreaRoutes = ({ store }) => {
+  const repository = notificationRepository(store);
+  return typedRouter()
+    .get('/sandbox/v1/notifications', async (req, res) => {
+      const sellerId = req.query.seller_id;
+      if (!(await webCheckoutRepository(store).findSeller(sellerId))) throw new ApiError(404, 'seller_not_found', 'Seller not found');
+      const deliveries = await repository.listForSeller(sellerId);
+      res.status(200).json({ deliveries: await Promise.all(deliveries.map((d) => withAttempts(store, d))) });
+    })
+    .get('/sandbox/v1/notifications/{delivery_id}', async (req, res) => {
+      const found = await repository.findById(req.params.delivery_id);
+      if (!found) throw DELIVERY_NOT_FOUND();
+      res.status(200).json(await withAttempts(store, found));
+    })
+    .post('/sandbox/v1/notifications/{delivery_id}/redeliver', async (req, res) => {
+      const found = await repository.findById(req.params.delivery_id);
+      if (!found || !(await repository.redeliver(found.seller_id, found.delivery_id, new Date()))) throw DELIVERY_NOT_FOUND();
+      res.status(202).json(await withAttempts(store, (await repository.findById(found.delivery_id))!));
+    }).router;
+};
