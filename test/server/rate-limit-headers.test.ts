@@ -1,0 +1,59 @@
+// The contract's shared 429: one operation per area answers it with Retry-After and the IETF
+// RateLimit / RateLimit-Policy fields (draft 8, as express-rate-limit writes them), and a body in
+// the area's own error shape, as the area's shared TooManyRequests response documents it.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { contractValidator, loadPlatform, operationsOf, responsePointer } from '../support/contract.ts';
+import { startTestServer, tokenForm, type TestServer } from './support/server.ts';
+
+const PLATFORM_JSON = new URL('../../generated/platform.openapi.json', import.meta.url).pathname;
+const doc = loadPlatform();
+const validate = contractValidator(doc);
+const op = (operationId: string) => operationsOf(doc).find((o) => o.operationId === operationId)!;
+
+// One operation per area and how it is keyed: by the token's client, or by the caller's address.
+const ONE_PER_AREA: Array<{ operationId: string; url: string; key: 'client' | 'address' | 'admin' }> = [
+  { operationId: 'issueAccessToken', url: '/authentication/oauth2/-core/access_token', key: 'address' },
+  { operationId: 'getSeller', url: '/dpy/payment-link/v1/sellers', key: 'client' },
+  { operationId: 'updateTechnicalConfiguration', url: '/dpy/web-checkout/v1/technical-configurations', key: 'client' },
+  { operationId: 'getSubscription', url: '/rpy/be-subscription/v1/subscriptions/4b6f4e7a-2c1d-4b8e-9f3a-5d6c7e8f9a0b', key: 'client' },
+  { operationId: 'updatePlanStatus', url: '/rpy/be-plan/v1/plans/4b6f4e7a-2c1d-4b8e-9f3a-5d6c7e8f9a0b/status/active', key: 'client' },
+  { operationId: 'applySubscriptionEvent', url: '/dpm/webhooks/v1/subscriptions/payment/events/4b6f4e7a-2c1d-4b8e-9f3a-5d6c7e8f9a0b', key: 'client' },
+  { operationId: 'listSandboxNotifications', url: '/sandbox/v1/notifications', key: 'admin' },
+];
+
+describe('the shared 429 of every area', () => {
+  let server: TestServer;
+  let bearer: string;
+  beforeAll(async () => {
+    server = await startTestServer({ config: { apiSpec: PLATFORM_JSON, rateLimit: { limit: 1, windowMs: 60_000 } } });
+    // The address's one request of the window, then the client's one.
+    const token = await server.http.post('/authentication/oauth2/-core/access_token').type('form').send(tokenForm());
+    expect(token.status).toBe(200);
+    expect(token.headers['ratelimit']).toMatch(/^"per-client"; r=0; t=\d+$/);
+    expect(token.headers['ratelimit-policy']).toMatch(/^"per-client"; q=1; w=60; pk=:[^:]+:$/);
+    bearer = `Bearer ${token.body.access_token}`;
+    expect((await server.http.get('/dpy/payment-link/v1/sellers').set('Authorization', bearer)).status).toBe(200);
+  });
+  afterAll(() => server?.close());
+
+  it.each(ONE_PER_AREA)('$operationId answers 429 with Retry-After, RateLimit, RateLimit-Policy and its area body', async ({ operationId, url, key }) => {
+    const operation = op(operationId);
+    let call = (server.http as any)[operation.method](url);
+    if (key === 'client') call = call.set('Authorization', bearer);
+    if (key === 'admin') call = call.set('Authorization', `Bearer ${server.config.sandboxAdminToken}`);
+    if (key === 'address') call = call.type('form').send(tokenForm());
+    const res = await call;
+    expect(res.status).toBe(429);
+    expect(Number(res.headers['retry-after'])).toBeGreaterThanOrEqual(1);
+    expect(Number(res.headers['retry-after'])).toBeLessThanOrEqual(60);
+    expect(res.headers['ratelimit']).toMatch(/^"per-client"; r=0; t=\d+$/);
+    expect(res.headers['ratelimit-policy']).toMatch(/^"per-client"; q=1; w=60; pk=:[^:]+:$/);
+    // The headers and the body are the ones the area's shared response documents.
+    const response = operation.operation.responses['429'];
+    expect(response.$ref).toMatch(/^#\/components\/responses\/\w+TooManyRequests$/);
+    const shared = doc.components.responses[response.$ref.split('/').pop()];
+    expect(Object.keys(shared.headers)).toEqual(['Retry-After', 'RateLimit', 'RateLimit-Policy']);
+    const check = validate(responsePointer(doc, operation, '429', 'application/json'));
+    expect(check(res.body), JSON.stringify(check.errors)).toBe(true);
+  });
+});
