@@ -60,8 +60,9 @@ mock: $(INSTALLED) ## Serve the joined bundle with the Prism mock on MOCK_PORT (
 
 docs: $(DOCS_OUT) ## Render the offline HTML reference of every area to DOCS_OUT (server/docs/index.html, shipped with the sandbox).
 
-$(DOCS_OUT): generated/platform.openapi.yaml | $(INSTALLED)
-	$(BIN)/redocly build-docs generated/platform.openapi.yaml --output $(DOCS_OUT) --inlineBundle
+# scripts/docs.ts adds the README's decisions tables and shortens each decision to a marker linking there.
+$(DOCS_OUT): generated/platform.openapi.json README.md scripts/docs.ts | $(INSTALLED)
+	$(BIN)/tsx scripts/docs.ts $(DOCS_OUT)
 
 run: $(INSTALLED) generated/.fresh ## Install, then regenerate, render the docs and build the server when stale, and start it (PORT, DATA_DIR, DATABASE_URL).
 	@$(MAKE) -s $(DOCS_OUT) server/dist/main.js

@@ -9,3 +9,7 @@ export const AREAS = [
   // Reference-only: the sandbox's own API, not part of the platform (see openapi/sandbox/).
   'sandbox',
 ] as const;
+export type Area = (typeof AREAS)[number];
+
+/** The tag that carries an area's introduction (its own `info`) in the joined bundle (scripts/generate.ts). */
+export const introductionTag = (areaTitle: string) => `${areaTitle}: introduction`;

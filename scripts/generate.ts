@@ -10,7 +10,7 @@ import { promisify } from 'node:util';
 import { pathToFileURL } from 'node:url';
 import openapiTS, { astToString } from 'openapi-typescript';
 import { parse, stringify } from 'yaml';
-import { AREAS } from './areas.ts';
+import { AREAS, introductionTag } from './areas.ts';
 import { writeOperationTable } from './contract/operations.ts';
 import { writeRuntime } from './contract/runtime.ts';
 import { writeCheckoutNotificationCheck } from './contract/validators.ts';
@@ -54,8 +54,31 @@ async function finishPlatformBundle(file: string, areaBundle: string): Promise<v
   for (const item of Object.values<{ servers?: Array<{ url: string }> }>(rest.paths)) {
     if (urls(item.servers) === urls(platformServers)) delete item.servers;
   }
+  await addAreaIntroductions(rest, outDirOf(areaBundle));
   const doc = { openapi, info: PLATFORM_INFO, servers: platformServers, ...rest };
   await writeFile(file, stringify(doc, { lineWidth: 0 }));
+}
+
+const outDirOf = (file: string) => join(file, '..');
+
+/**
+ * The join keeps one `info`, so each area's own introduction (its info summary and description)
+ * would be lost: it becomes a trait tag (`x-traitTag`, a section without operations in the
+ * reference), placed first in the area's tag group (`x-tagGroups`, one group per area).
+ */
+async function addAreaIntroductions(doc: { tags?: any[]; 'x-tagGroups'?: Array<{ name: string; tags: string[] }> }, outDir: string): Promise<void> {
+  const groups = doc['x-tagGroups'] ?? [];
+  const intros = [];
+  for (const area of AREAS) {
+    const { info } = parse(await readFile(join(outDir, `${area}.openapi.yaml`), 'utf8'));
+    const group = groups.find((g) => g.name === info.title);
+    if (!group) throw new Error(`x-tagGroups has no group for the ${area} area (${info.title})`);
+    const name = introductionTag(info.title);
+    const description = [info.summary, info.description].filter(Boolean).join('\n\n').trim();
+    intros.push({ name, description, 'x-displayName': 'Introduction', 'x-traitTag': true });
+    group.tags = [name, ...group.tags.filter((t) => t !== name)];
+  }
+  doc.tags = [...intros, ...(doc.tags ?? [])];
 }
 
 /**
