@@ -7,9 +7,8 @@
 // snapshot older than the migrations gets the missing ones. Without the file, or when it was made by
 // another PGlite build (its engine files differ), or when it does not load, the store starts as
 // before, from initdb.
-import { randomBytes } from 'node:crypto';
 import { existsSync, statSync } from 'node:fs';
-import { readFile, writeFile } from 'node:fs/promises';
+import { readFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -24,41 +23,18 @@ export const PGLITE_SNAPSHOT_FILE = join(PACKAGE_ROOT, 'dist', 'pglite-snapshot.
  * bundle (pglite.data). Another PostgreSQL or PGlite version has other files; a data directory is
  * only loaded by the build that wrote it.
  */
-function engineIdentity(): string {
+export function engineIdentity(): string {
   const entry = createRequire(import.meta.url).resolve('@electric-sql/pglite');
   const dir = dirname(entry.startsWith('file:') ? fileURLToPath(entry) : entry);
   return ['pglite.wasm', 'pglite.data'].map((f) => statSync(join(dir, f)).size).join('-');
 }
 
 /** The snapshot file's sidecar: the engine it was made by and the migrations in it. */
-const manifestOf = (file: string) => file.replace(/\.tar\.gz$/, '') + '.json';
+export const manifestOf = (file: string) => file.replace(/\.tar\.gz$/, '') + '.json';
 
-interface Manifest {
+export interface Manifest {
   engine: string;
   migrations: string[];
-}
-
-/** Makes a migrated, empty data directory and writes it (gzip tarball) and its manifest to `file`. */
-export async function writePgliteSnapshot(file = PGLITE_SNAPSHOT_FILE, migrationsDir?: string): Promise<Manifest> {
-  const { PGlite } = await import('@electric-sql/pglite');
-  const { pgliteStore } = await import('./pglite-store.ts');
-  const { migrate } = await import('./migrate.ts');
-  const { sealedSecrets } = await import('./sealed-secrets.ts');
-  const db = await PGlite.create();
-  const store = pgliteStore(db);
-  try {
-    // The migrations' code step (009) seals what it finds: nothing here, but it needs a key.
-    const atRest = sealedSecrets(randomBytes(32));
-    await migrate({ ...store, atRest, transaction: (fn) => store.transaction((tx) => fn({ ...tx, atRest })) }, migrationsDir);
-    const { rows } = await store.query<{ version: string }>('SELECT version FROM schema_migrations ORDER BY version');
-    await store.exec('CHECKPOINT'); // the dump starts with no WAL to replay
-    await writeFile(file, new Uint8Array(await (await db.dumpDataDir('gzip')).arrayBuffer()));
-    const manifest: Manifest = { engine: engineIdentity(), migrations: rows.map((r) => r.version) };
-    await writeFile(manifestOf(file), JSON.stringify(manifest, null, 2) + '\n');
-    return manifest;
-  } finally {
-    await store.close();
-  }
 }
 
 /** Read once per process and per file: every later in-memory start reuses the uncompressed tar. */
