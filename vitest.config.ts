@@ -7,5 +7,8 @@ export default defineConfig({
     hookTimeout: 60_000,
     // Suites start their own servers (Prism, the reference server) on free loopback ports.
     pool: 'forks',
+    // Two files at a time even on 2 CPUs (vitest's default is CPUs - 1): most suites wait on servers,
+    // sockets, npm and Chromium rather than compute, so the suite takes about half the time.
+    maxWorkers: 2,
   },
 });
