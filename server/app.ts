@@ -13,7 +13,9 @@ import { requireAccessToken } from './authentication/bearer.ts';
 import { rateLimitPerClient } from './http/rate-limit.ts';
 import { authenticateByContract } from './http/security.ts';
 import { requireSandboxAdmin } from './sandbox/admin.ts';
-import { ApiError, ContractViolation, errorHandler } from './http/errors.ts';
+import { ApiError, ContractViolation } from './http/errors.ts';
+import { errorHandler, sendingErrorBody } from './http/error-handler.ts';
+import { renderError } from './error-bodies.ts';
 import { httpLogging } from './http/logging.ts';
 import { refuseNonText } from './http/text-guard.ts';
 import { cacheValidatorRouteLookup } from './http/route-lookup-cache.ts';
@@ -72,6 +74,8 @@ export async function createApp(deps: AppDeps, extraAreas: AreaRoutes[] = []): P
     requireAccessToken: requireAccessToken(authentication.verifyAccessToken),
   };
 
+  const renderErrors = errorHandler(logger, renderError, (req) => req.operation && apiSpec.paths[req.operation.template]?.[req.operation.method.toLowerCase()]);
+
   const app = express();
   app.disable('x-powered-by');
   // One routing truth (http/operations.ts): the routers, the validator (it reads these settings) and
@@ -115,7 +119,11 @@ export async function createApp(deps: AppDeps, extraAreas: AreaRoutes[] = []): P
           ? false
           : {
               onError: (error, _body, req) => {
-                throw new ContractViolation(`${req.method} ${req.path}`, req.res?.statusCode ?? 0, error.errors);
+                const violation = new ContractViolation(`${req.method} ${req.path}`, req.res?.statusCode ?? 0, error.errors);
+                // An error body that breaks the contract: the error handler answers it at once as a 500
+                // (the body is not sent); any other response's violation goes to the handler through next.
+                if (req.res && sendingErrorBody(req.res)) return void renderErrors(violation, req, req.res, () => undefined);
+                throw violation;
               },
             },
       validateSecurity: false, // authenticateByContract did it, before validation
@@ -139,10 +147,6 @@ export async function createApp(deps: AppDeps, extraAreas: AreaRoutes[] = []): P
         : new ApiError(404, undefined, 'Not found'),
     );
   });
-  const renderErrors = errorHandler(logger, (req) => req.operation && apiSpec.paths[req.operation.template]?.[req.operation.method.toLowerCase()]);
-  app.use(renderErrors);
-  // Registered twice on purpose: when an error body itself breaks the contract, the validator
-  // hands the violation to the next error handler, and this one answers it as a 500.
   app.use(renderErrors);
   return app;
 }

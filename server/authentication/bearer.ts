@@ -19,6 +19,10 @@ export function isGuid(value: string): boolean {
   return /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(value);
 }
 
+/** 400 guid_error: the token's `x-seller-id` is not a GUID; `detail` is the area's wording of the problem. */
+export const sellerGuidError = (detail: string) =>
+  new ApiError(400, 'guid_error', 'The seller id must be a valid GUID', [{ location: 'token', pointer: '/x-seller-id', message: detail }]);
+
 function bearerToken(header: string | undefined): string | undefined {
   return /^Bearer +([^\s]+) *$/i.exec(header ?? '')?.[1];
 }

@@ -1,9 +1,10 @@
 // The rules of the payment link area, each in one named function. The request's shape (types,
 // enums, ranges, formats) is checked by the validator against the contract before we get here.
 import { randomInt, randomUUID } from 'node:crypto';
-import { isGuid } from '../authentication/bearer.ts';
+import { isGuid, sellerGuidError } from '../authentication/bearer.ts';
 import { ApiError } from '../http/errors.ts';
 import type { Store } from '../store/store.ts';
+import { imageTooLarge, PRODUCT_IMAGE_MAX_BYTES } from './errors.ts';
 import type { PaymentMethodKey } from './payment-methods.ts';
 import {
   paymentLinkRepository,
@@ -20,8 +21,7 @@ const SELLER_NOT_FOUND = () => new ApiError(404, 'seller_not_found', 'Seller not
 /** Seed: a seller id (`x-seller-id` of the token) that is not a GUID answers 400 guid_error. */
 export function checkSellerGuid(sellerId: string): void {
   if (isGuid(sellerId)) return;
-  const problem = { location: 'token' as const, pointer: '/x-seller-id', message: 'x-seller-id must be a valid GUID' };
-  throw new ApiError(400, 'guid_error', 'The seller id must be a valid GUID', [problem]);
+  throw sellerGuidError('x-seller-id must be a valid GUID');
 }
 
 /**
@@ -102,7 +102,7 @@ export function listQuery(query: ListPaymentLinksQuery): { filter: LinkListFilte
 
 // ---- uploadProductImage ----
 
-export const PRODUCT_IMAGE_MAX_BYTES = 5 * 1024 * 1024;
+export { PRODUCT_IMAGE_MAX_BYTES } from './errors.ts';
 export type ImageType = ProductImageRow['contentType'];
 
 /** The image type named by the content's magic bytes, if PNG, JPEG or WebP. */
@@ -133,9 +133,7 @@ export function checkProductImage(parts: UploadedPart[] | undefined): { contentT
   const problem = (message: string) => [{ location: 'body' as const, pointer: '/image', message }];
   if (!part) throw new ApiError(400, 'invalid_request', 'The request body is invalid', problem('image is required (a file part)'));
   if (part.size === 0) throw new ApiError(400, 'invalid_request', 'The request body is invalid', problem('image must not be empty'));
-  if (part.size > PRODUCT_IMAGE_MAX_BYTES) {
-    throw new ApiError(413, 'image_too_large', `The image must not exceed 5 MiB (${PRODUCT_IMAGE_MAX_BYTES} bytes)`);
-  }
+  if (part.size > PRODUCT_IMAGE_MAX_BYTES) throw imageTooLarge();
   const declared = part.mimetype.split(';')[0]!.trim().toLowerCase();
   if (!IMAGE_TYPES.includes(declared)) throw new ApiError(415, 'unsupported_media_type', UNSUPPORTED_IMAGE);
   const detected = detectImageType(part.buffer);

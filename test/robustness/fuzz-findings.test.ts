@@ -1,7 +1,8 @@
 // What contract fuzzing found, pinned by name on the real server: each request here answered a
 // status its operation does not document (or a 500) before the fix in server/http/errors.ts.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ApiError, asDocumented } from '../../server/http/errors.ts';
+import { ApiError } from '../../server/http/errors.ts';
+import { asDocumented } from '../../server/http/error-normalising.ts';
 import { PLATFORM_BUNDLE } from '../support/contract.ts';
 import { rawRequest } from '../support/raw-http.ts';
 import { ADMIN, createSeller, type SandboxSeller } from '../server/support/payment-link.ts';

@@ -1,7 +1,8 @@
 // Which area a path belongs to, and the error body each area answers.
 import { describe, expect, it } from 'vitest';
 import { areaOf } from '../../server/http/areas.ts';
-import { ApiError, ContractViolation, renderError } from '../../server/http/errors.ts';
+import { ApiError, ContractViolation } from '../../server/http/errors.ts';
+import { renderError } from '../../server/error-bodies.ts';
 import { expectNoStackTrace } from './support/server.ts';
 
 describe('areaOf', () => {

@@ -2,7 +2,8 @@
 // the technical configuration merge, the config it reads, and the 400/422 split of its error body.
 import { describe, expect, it } from 'vitest';
 import { loadConfig } from '../../server/config.ts';
-import { ApiError, renderError } from '../../server/http/errors.ts';
+import { ApiError } from '../../server/http/errors.ts';
+import { renderError } from '../../server/error-bodies.ts';
 import { isValidCnpj, isValidCpf } from '../../server/web-checkout/documents.ts';
 import { isLoopbackOrPrivateHost, notificationUrlProblem } from '../../server/web-checkout/notification-url.ts';
 import type { CheckoutSeller } from '../../server/web-checkout/repository.ts';

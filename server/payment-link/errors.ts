@@ -1,0 +1,16 @@
+// The payment link area's own error rules: the product image upload's size limit and its 413.
+import { ApiError } from '../http/errors.ts';
+import type { PaymentLinkErrorRules } from '../http/error-renderers.ts';
+
+/** The largest product image the upload accepts (5 MiB). */
+export const PRODUCT_IMAGE_MAX_BYTES = 5 * 1024 * 1024;
+
+export const IMAGE_UPLOAD = '/dpy/payment-link/v1/payment-links/products/images';
+
+export const imageTooLarge = (headers: Record<string, string> = {}) =>
+  new ApiError(413, 'image_too_large', `The image must not exceed 5 MiB (${PRODUCT_IMAGE_MAX_BYTES} bytes)`, [], headers);
+
+export const PAYMENT_LINK_ERROR_RULES: PaymentLinkErrorRules = {
+  // The upload's size limit is enforced by the validator's multer (app.ts): its 413 is image_too_large.
+  tooLarge: [{ method: 'POST', path: IMAGE_UPLOAD, error: imageTooLarge }],
+};
