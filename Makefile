@@ -16,7 +16,7 @@ DOCS_OUT ?= server/docs/index.html
 CONTRACT_SOURCES := $(shell find openapi contract scripts -type f -not -path '*/node_modules/*') redocly.yaml
 SERVER_SOURCES := $(shell find server -name '*.ts' -not -path 'server/dist/*') server/tsconfig.build.json
 
-.PHONY: help install chromium lint generate check-generated typecheck test mock docs run clean
+.PHONY: help install chromium lint generate check-generated check-compat typecheck test mock docs run clean
 
 help: ## List the commands.
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-16s %s\n", $$1, $$2}'
@@ -49,10 +49,13 @@ generated/.fresh: $(CONTRACT_SOURCES) | $(INSTALLED)
 check-generated: $(INSTALLED) ## Fail when generated/ is stale against openapi/.
 	$(BIN)/tsx scripts/generate.ts --check
 
+check-compat: $(INSTALLED) ## Fail on a breaking change of generated/ against the last released contract, unless info.version's major changes (scripts/compat/).
+	$(BIN)/tsx scripts/compat/check.ts
+
 typecheck: $(INSTALLED) ## Type-check every TypeScript file.
 	$(BIN)/tsc --noEmit -p tsconfig.json
 
-test: $(INSTALLED) chromium lint check-generated typecheck ## Install, lint, check generated/, type-check and run every test.
+test: $(INSTALLED) chromium lint check-generated check-compat typecheck ## Install, lint, check generated/ and compatibility, type-check and run every test.
 	$(BIN)/vitest run
 
 mock: $(INSTALLED) ## Serve the joined bundle with the Prism mock on MOCK_PORT (default 4010).

@@ -1,0 +1,236 @@
+// The breaking-change rules of `make check-compat`: what a client written against the released
+// contract would see break in the current one. A focused checker (no network, no binary): the
+// joined bundle is plain JSON, and the rules below are the contract's compatibility policy (README,
+// "Compatibility and deprecation policy").
+//
+// Breaking, unless the major version of info.version changes:
+// - removed-operation: an operation (path and method) or a webhook is gone;
+// - removed-response-field: a property of a response body (or of a webhook's payload) is gone;
+// - removed-enum-value: a value of an enum is gone, in a request or a response;
+// - added-enum-value: a response enum got a value and is not open (`x-extensible-enum: true` in the
+//   released contract: clients of an open enum are told to expect new values, e.g. error codes);
+// - new-required-request-field: a request body property, or a parameter, is newly required;
+// - narrowed-type: a request accepts less (a type dropped, a bound tightened, a pattern or enum
+//   added), or a response may carry a type it could not before.
+
+export type Rule =
+  | 'removed-operation'
+  | 'removed-response-field'
+  | 'removed-enum-value'
+  | 'added-enum-value'
+  | 'new-required-request-field'
+  | 'narrowed-type';
+
+export interface Finding {
+  rule: Rule;
+  /** Where, as `METHOD /path request|response <status> <media type> .field…`. */
+  where: string;
+  message: string;
+}
+
+export interface Comparison {
+  breaking: Finding[];
+  /** The major version of info.version changed: breaking changes are allowed. */
+  majorChanged: boolean;
+  released: string;
+  current: string;
+}
+
+type Doc = Record<string, any>;
+type Side = 'request' | 'response';
+
+const METHODS = ['get', 'put', 'post', 'delete', 'options', 'head', 'patch', 'trace'];
+
+/** `1.2.3` → 1, `v2` → 2, `v20250823.0859` → 20250823. */
+export function majorOf(version: unknown): string {
+  const match = /^v?(\d+)/.exec(String(version ?? ''));
+  return match ? match[1]! : String(version);
+}
+
+function resolve(doc: Doc, node: any, depth = 0): any {
+  if (!node || typeof node !== 'object' || typeof node.$ref !== 'string' || depth > 50) return node;
+  if (!node.$ref.startsWith('#/')) return node;
+  let target: any = doc;
+  for (const part of node.$ref.slice(2).split('/')) target = target?.[part.replace(/~1/g, '/').replace(/~0/g, '~')];
+  return resolve(doc, target, depth + 1);
+}
+
+const typesOf = (s: any): string[] | undefined =>
+  s.type === undefined ? undefined : (Array.isArray(s.type) ? s.type : [s.type]).map(String);
+const accepts = (types: string[], t: string) => types.includes(t) || (t === 'integer' && types.includes('number'));
+
+function enumOf(s: any): unknown[] | undefined {
+  if (Array.isArray(s.enum)) return s.enum;
+  if ('const' in s) return [s.const];
+  return undefined;
+}
+
+const key = (v: unknown) => JSON.stringify(v);
+
+/** Properties and required names of a schema and of its allOf members. */
+function shape(doc: Doc, s: any): { properties: Record<string, any>; required: Set<string> } {
+  const properties: Record<string, any> = { ...(s.properties ?? {}) };
+  const required = new Set<string>(s.required ?? []);
+  for (const member of s.allOf ?? []) {
+    const m = shape(doc, resolve(doc, member));
+    for (const [name, p] of Object.entries(m.properties)) properties[name] ??= p;
+    for (const r of m.required) required.add(r);
+  }
+  return { properties, required };
+}
+
+const TIGHTER_WHEN_SMALLER = ['maxLength', 'maxItems', 'maxProperties', 'maximum', 'exclusiveMaximum'] as const;
+const TIGHTER_WHEN_LARGER = ['minLength', 'minItems', 'minProperties', 'minimum', 'exclusiveMinimum'] as const;
+
+class Checker {
+  readonly findings: Finding[] = [];
+  private readonly seen = new Set<string>();
+
+  constructor(
+    private readonly before: Doc,
+    private readonly after: Doc,
+  ) {}
+
+  private add(rule: Rule, where: string, message: string): void {
+    this.findings.push({ rule, where, message });
+  }
+
+  schema(bRaw: any, aRaw: any, side: Side, where: string): void {
+    const b = resolve(this.before, bRaw);
+    const a = resolve(this.after, aRaw);
+    if (!b || !a || typeof b !== 'object' || typeof a !== 'object') return;
+    // A schema pair met again within one operation (a recursive schema, a reused component) adds nothing.
+    const pairKey = `${side}|${bRaw?.$ref ?? where}|${aRaw?.$ref ?? where}`;
+    if (bRaw?.$ref && aRaw?.$ref) {
+      if (this.seen.has(pairKey)) return;
+      this.seen.add(pairKey);
+    }
+
+    const bTypes = typesOf(b);
+    const aTypes = typesOf(a);
+    if (side === 'request' && aTypes) {
+      const lost = bTypes ? bTypes.filter((t) => !accepts(aTypes, t)) : ['any type'];
+      if (lost.length) this.add('narrowed-type', where, `accepts ${lost.join(', ')} no more (now ${aTypes.join(' | ')})`);
+    }
+    if (side === 'response' && bTypes) {
+      const gained = aTypes ? aTypes.filter((t) => !accepts(bTypes, t)) : ['any type'];
+      if (gained.length) this.add('narrowed-type', where, `may now answer ${gained.join(', ')} (was ${bTypes.join(' | ')})`);
+    }
+
+    if (side === 'request') {
+      for (const k of TIGHTER_WHEN_SMALLER) {
+        if (typeof a[k] === 'number' && (typeof b[k] !== 'number' || a[k] < b[k])) this.add('narrowed-type', where, `${k} ${b[k] ?? 'none'} → ${a[k]}`);
+      }
+      for (const k of TIGHTER_WHEN_LARGER) {
+        if (typeof a[k] === 'number' && (typeof b[k] !== 'number' || a[k] > b[k])) this.add('narrowed-type', where, `${k} ${b[k] ?? 'none'} → ${a[k]}`);
+      }
+      if (typeof a.pattern === 'string' && a.pattern !== b.pattern) this.add('narrowed-type', where, `pattern ${b.pattern ?? 'none'} → ${a.pattern}`);
+    }
+
+    const bEnum = enumOf(b);
+    const aEnum = enumOf(a);
+    if (bEnum && aEnum) {
+      const aKeys = new Set(aEnum.map(key));
+      const bKeys = new Set(bEnum.map(key));
+      const removed = bEnum.filter((v) => !aKeys.has(key(v)));
+      const added = aEnum.filter((v) => !bKeys.has(key(v)));
+      if (removed.length) this.add('removed-enum-value', where, `enum value(s) removed: ${removed.map(key).join(', ')}`);
+      if (added.length && side === 'response' && b['x-extensible-enum'] !== true) {
+        this.add('added-enum-value', where, `enum value(s) added to a closed enum: ${added.map(key).join(', ')} (mark it x-extensible-enum: true in a major version first)`);
+      }
+    } else if (aEnum && !bEnum && side === 'request') {
+      this.add('narrowed-type', where, `now limited to the enum ${aEnum.map(key).join(', ')}`);
+    }
+
+    const bShape = shape(this.before, b);
+    const aShape = shape(this.after, a);
+    for (const [name, bProp] of Object.entries(bShape.properties)) {
+      const aProp = aShape.properties[name];
+      if (aProp === undefined) {
+        if (side === 'response') this.add('removed-response-field', `${where}.${name}`, `response field ${name} removed`);
+        continue;
+      }
+      this.schema(bProp, aProp, side, `${where}.${name}`);
+    }
+    if (side === 'request') {
+      for (const name of aShape.required) {
+        if (!bShape.required.has(name)) this.add('new-required-request-field', `${where}.${name}`, `request field ${name} is newly required`);
+      }
+    }
+    if (b.items && a.items) this.schema(b.items, a.items, side, `${where}[]`);
+    if (b.additionalProperties && a.additionalProperties && typeof b.additionalProperties === 'object') {
+      this.schema(b.additionalProperties, a.additionalProperties, side, `${where}{}`);
+    }
+    for (const k of ['oneOf', 'anyOf'] as const) {
+      if (Array.isArray(b[k]) && Array.isArray(a[k]) && b[k].length === a[k].length) {
+        b[k].forEach((member: any, i: number) => this.schema(member, a[k][i], side, `${where}(${k}[${i}])`));
+      }
+    }
+  }
+
+  content(bContent: any, aContent: any, side: Side, where: string): void {
+    for (const [type, bMedia] of Object.entries<any>(bContent ?? {})) {
+      const aMedia = aContent?.[type];
+      if (aMedia?.schema && bMedia?.schema) this.schema(bMedia.schema, aMedia.schema, side, `${where} ${type}`);
+    }
+  }
+
+  parameters(bItem: any, bOp: any, aItem: any, aOp: any, where: string): void {
+    const params = (doc: Doc, item: any, op: any) => {
+      const all = new Map<string, any>();
+      for (const p of [...(item.parameters ?? []), ...(op.parameters ?? [])]) {
+        const r = resolve(doc, p);
+        if (r?.name) all.set(`${r.in} ${r.name}`, r);
+      }
+      return all;
+    };
+    const bParams = params(this.before, bItem, bOp);
+    const aParams = params(this.after, aItem, aOp);
+    for (const [name, a] of aParams) {
+      const b = bParams.get(name);
+      if (a.required && !b?.required) this.add('new-required-request-field', `${where} ${name}`, `parameter ${name} is newly required`);
+      if (b?.schema && a.schema) this.schema(b.schema, a.schema, 'request', `${where} ${name}`);
+    }
+  }
+
+  /** `inbound` is false for a webhook: the platform sends it, so its body is what clients read. */
+  operation(bItem: any, bOp: any, aItem: any, aOp: any, where: string, inbound: boolean): void {
+    this.seen.clear();
+    this.parameters(bItem, bOp, aItem, aOp, where);
+    const bBody = resolve(this.before, bOp.requestBody);
+    const aBody = resolve(this.after, aOp.requestBody);
+    if (inbound && aBody?.required && bBody && !bBody.required) this.add('new-required-request-field', `${where} request`, 'the request body is newly required');
+    if (bBody && aBody) this.content(bBody.content, aBody.content, inbound ? 'request' : 'response', `${where} ${inbound ? 'request' : 'payload'}`);
+    if (!inbound) return;
+    for (const [status, bRes] of Object.entries<any>(bOp.responses ?? {})) {
+      const aRes = aOp.responses?.[status];
+      if (aRes) this.content(resolve(this.before, bRes).content, resolve(this.after, aRes).content, 'response', `${where} response ${status}`);
+    }
+  }
+
+  run(): void {
+    for (const [group, inbound] of [['paths', true], ['webhooks', false]] as const) {
+      for (const [path, bRaw] of Object.entries<any>(this.before[group] ?? {})) {
+        const bItem = resolve(this.before, bRaw);
+        const aItem = resolve(this.after, this.after[group]?.[path]);
+        for (const method of METHODS) {
+          const bOp = bItem?.[method];
+          if (!bOp) continue;
+          const where = `${method.toUpperCase()} ${group === 'webhooks' ? `webhook ${path}` : path}`;
+          const aOp = aItem?.[method];
+          if (!aOp) this.add('removed-operation', where, `operation ${bOp.operationId ?? where} removed`);
+          else this.operation(bItem, bOp, aItem, aOp, where, inbound);
+        }
+      }
+    }
+  }
+}
+
+/** Compares the released contract with the current one. */
+export function compare(released: Doc, current: Doc): Comparison {
+  const checker = new Checker(released, current);
+  checker.run();
+  const before = String(released.info?.version);
+  const after = String(current.info?.version);
+  return { breaking: checker.findings, majorChanged: majorOf(before) !== majorOf(after), released: before, current: after };
+}

@@ -1,0 +1,173 @@
+// The breaking-change gate (`make check-compat`, scripts/compat/): each rule on a small before/after
+// pair, what stays allowed, the major-version escape, and the committed baseline against the bundle.
+import { execFile } from 'node:child_process';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { describe, expect, it } from 'vitest';
+import { compare, majorOf, type Rule } from '../../scripts/compat/compat.ts';
+
+const root = new URL('../../', import.meta.url).pathname;
+
+/** A one-operation contract: POST /items takes an Item request and answers an Item. */
+function contract(edit: (doc: any) => void = () => {}, version = '1.0.0'): any {
+  const doc: any = {
+    openapi: '3.1.0',
+    info: { title: 'T', version },
+    paths: {
+      '/items': {
+        parameters: [{ name: 'page', in: 'query', schema: { type: 'integer', maximum: 100 } }],
+        get: { operationId: 'listItems', responses: { '200': { description: 'ok' } } },
+        post: {
+          operationId: 'createItem',
+          requestBody: { required: true, content: { 'application/json': { schema: { $ref: '#/components/schemas/ItemRequest' } } } },
+          responses: {
+            '201': { description: 'ok', content: { 'application/json': { schema: { $ref: '#/components/schemas/Item' } } } },
+            '400': { $ref: '#/components/responses/Error' },
+          },
+        },
+      },
+    },
+    webhooks: {
+      'item-created': {
+        post: { operationId: 'itemCreated', requestBody: { content: { 'application/json': { schema: { $ref: '#/components/schemas/Item' } } } }, responses: { '200': { description: 'ok' } } },
+      },
+    },
+    components: {
+      schemas: {
+        ItemRequest: {
+          type: 'object',
+          required: ['name'],
+          properties: {
+            name: { type: 'string', maxLength: 50 },
+            note: { type: ['string', 'null'], maxLength: 200 },
+            color: { type: 'string', enum: ['red', 'blue'] },
+            amount: { type: 'number' },
+          },
+        },
+        Item: {
+          type: 'object',
+          properties: {
+            id: { type: 'string' },
+            name: { type: 'string' },
+            status: { type: 'string', enum: ['active', 'inactive'] },
+            tags: { type: 'array', items: { type: 'object', properties: { label: { type: 'string' } } } },
+          },
+        },
+        Error: { type: 'object', properties: { code: { type: 'string', 'x-extensible-enum': true, enum: ['invalid', 'not_found'] } } },
+      },
+      responses: { Error: { description: 'error', content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } } } },
+    },
+  };
+  edit(doc);
+  return doc;
+}
+
+const rulesOf = (edit: (doc: any) => void, version?: string) => compare(contract(), contract(edit, version)).breaking.map((f) => f.rule);
+const schemas = (doc: any) => doc.components.schemas;
+
+describe('the breaking-change rules', () => {
+  const cases: Array<[string, (doc: any) => void, Rule]> = [
+    ['an operation removed', (d) => delete d.paths['/items'].get, 'removed-operation'],
+    ['a path removed', (d) => delete d.paths['/items'], 'removed-operation'],
+    ['a webhook removed', (d) => delete d.webhooks['item-created'], 'removed-operation'],
+    ['a response field removed', (d) => delete schemas(d).Item.properties.name, 'removed-response-field'],
+    ['a nested response field removed', (d) => delete schemas(d).Item.properties.tags.items.properties.label, 'removed-response-field'],
+    ['a response enum value removed', (d) => (schemas(d).Item.properties.status.enum = ['active']), 'removed-enum-value'],
+    ['a request enum value removed', (d) => (schemas(d).ItemRequest.properties.color.enum = ['red']), 'removed-enum-value'],
+    ['an open enum value removed', (d) => (schemas(d).Error.properties.code.enum = ['invalid']), 'removed-enum-value'],
+    ['a value added to a closed response enum', (d) => schemas(d).Item.properties.status.enum.push('archived'), 'added-enum-value'],
+    ['a request field newly required', (d) => schemas(d).ItemRequest.required.push('note'), 'new-required-request-field'],
+    ['a parameter newly required', (d) => (d.paths['/items'].parameters[0].required = true), 'new-required-request-field'],
+    ['a request type narrowed (null refused)', (d) => (schemas(d).ItemRequest.properties.note.type = 'string'), 'narrowed-type'],
+    ['a request type narrowed (number to integer)', (d) => (schemas(d).ItemRequest.properties.amount.type = 'integer'), 'narrowed-type'],
+    ['a request bound tightened', (d) => (schemas(d).ItemRequest.properties.name.maxLength = 20), 'narrowed-type'],
+    ['a parameter bound tightened', (d) => (d.paths['/items'].parameters[0].schema.maximum = 50), 'narrowed-type'],
+    ['a request pattern added', (d) => (schemas(d).ItemRequest.properties.name.pattern = '^[a-z]+$'), 'narrowed-type'],
+    ['a response type widened', (d) => (schemas(d).Item.properties.id.type = ['string', 'null']), 'narrowed-type'],
+  ];
+  for (const [name, edit, rule] of cases) {
+    it(`flags ${name} (${rule})`, () => {
+      expect(rulesOf(edit)).toContain(rule);
+    });
+  }
+
+  it('flags a webhook payload like a response: a field removed from what the merchant receives', () => {
+    const result = compare(contract(), contract((d) => delete schemas(d).Item.properties.id));
+    expect(result.breaking.map((f) => f.where)).toContain('POST webhook item-created payload application/json.id');
+  });
+
+  it('allows additive changes: new operation, optional request field, response field, open enum value, looser bound', () => {
+    const rules = rulesOf((d) => {
+      d.paths['/other'] = { get: { operationId: 'other', responses: { '200': { description: 'ok' } } } };
+      schemas(d).ItemRequest.properties.extra = { type: 'string', maxLength: 10 };
+      schemas(d).Item.properties.created_at = { type: 'string' };
+      schemas(d).Error.properties.code.enum.push('rate_limited');
+      schemas(d).ItemRequest.properties.color.enum.push('green');
+      schemas(d).ItemRequest.properties.name.maxLength = 80;
+      schemas(d).ItemRequest.properties.amount.type = ['number', 'null'];
+    });
+    expect(rules).toEqual([]);
+  });
+
+  it('lets breaking changes through when the major version changes, and only then', () => {
+    const edit = (d: any) => delete d.paths['/items'].get;
+    expect(compare(contract(), contract(edit, '1.1.0'))).toMatchObject({ majorChanged: false, breaking: [{ rule: 'removed-operation' }] });
+    expect(compare(contract(), contract(edit, '2.0.0'))).toMatchObject({ majorChanged: true, breaking: [{ rule: 'removed-operation' }] });
+    expect([majorOf('1.2.3'), majorOf('v2'), majorOf('v20250823.0859')]).toEqual(['1', '2', '20250823']);
+  });
+
+  it('terminates on recursive schemas', () => {
+    const edit = (d: any) => (schemas(d).Item.properties.children = { type: 'array', items: { $ref: '#/components/schemas/Item' } });
+    const before = contract(edit);
+    const after = contract((d) => {
+      edit(d);
+      delete schemas(d).Item.properties.name;
+    });
+    expect(compare(before, after).breaking.map((f) => f.rule)).toContain('removed-response-field');
+  });
+});
+
+describe('make check-compat', () => {
+  const run = promisify(execFile);
+  const tsx = join(root, 'node_modules', '.bin', 'tsx');
+  const check = join(root, 'scripts', 'compat', 'check.ts');
+
+  it('passes for the current bundle against the released baseline', async () => {
+    const { stdout } = await run(tsx, [check], { cwd: root });
+    expect(stdout).toMatch(/No breaking change|allowed: the major version changed/);
+  });
+
+  it('fails on a breaking change of the bundle, and passes it with a new major version', async () => {
+    const released = join(root, 'scripts', 'compat', 'released', 'platform.openapi.json');
+    const doc = JSON.parse(await readFile(released, 'utf8'));
+    const [path] = Object.keys(doc.paths);
+    delete doc.paths[path!];
+    const dir = await mkdtemp(join(tmpdir(), 'compat-'));
+    try {
+      const broken = join(dir, 'broken.json');
+      await writeFile(broken, JSON.stringify(doc));
+      const failure = await run(tsx, [check, released, broken], { cwd: root }).then(
+        () => null,
+        (e: { code: number; stdout: string }) => e,
+      );
+      expect(failure?.code).toBe(1);
+      expect(failure?.stdout).toContain(`removed-operation: `);
+      doc.info.version = `${Number(doc.info.version.split('.')[0]) + 1}.0.0`;
+      await writeFile(broken, JSON.stringify(doc));
+      const { stdout } = await run(tsx, [check, released, broken], { cwd: root });
+      expect(stdout).toContain('allowed: the major version changed');
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('knows the open enums of the contract: error codes, card brands, payment methods, statuses', async () => {
+    const doc = JSON.parse(await readFile(join(root, 'scripts', 'compat', 'released', 'platform.openapi.json'), 'utf8'));
+    const s = doc.components.schemas;
+    for (const open of [s.WebCheckoutError.properties.code, s.CardBrand, s.PaymentMethodKey, s.SubscriptionStatus, s.SubscriptionPaymentStatus]) {
+      expect(open).toMatchObject({ 'x-extensible-enum': true });
+    }
+  });
+});
