@@ -253,11 +253,9 @@ export interface paths {
         /**
          * Create a payment intent
          * @description Creates a payment intent for an e-commerce checkout and returns the `redirect_url` of the hosted
-         *     checkout page where the customer pays. The seller is the one of the access token; it is never
-         *     sent in the body. When the payment reaches a result, the platform sends the checkout
-         *     notification (webhook `checkout-notification`) to the seller's configured `notification.url`.
-         *
-         *     Flows, chosen by `configurations`:
+         *     checkout page where the customer pays. The seller is the one of the access token, never the body.
+         *     When the payment reaches a result, the platform sends the checkout notification (webhook
+         *     `checkout-notification`) to the seller's configured `notification.url`.
          *
          *     | Flow | `configurations` | `payment` and `product` | Notification carries |
          *     |---|---|---|---|
@@ -265,35 +263,18 @@ export interface paths {
          *     | pre-authorization | `preauthorization: true` | required | the `payment_id` for the manual capture |
          *     | card verification | `card_verification: true` | must be omitted | the `card_id` of the stored card |
          *
-         *     Rules the server enforces because they depend on the seller, which the request does not hold:
+         *     Rules that depend on the seller (422): an AR seller cannot send `configurations.3ds`,
+         *     `card_verification` or `preauthorization` as `true`, and `customer.document_type` must suit the
+         *     seller's country (`country_rule_violation`, see `CheckoutDocumentType`); a BR
+         *     `customer.document_number` must be a valid CPF (or CNPJ with `document_type` CNPJ) and
+         *     `payment.currency` one of the seller's `currencies` (`validation_error`). A BR `customer_id` that
+         *     is not a valid CPF is accepted, and the payment is denied by fraud prevention (`CheckoutCustomer`).
          *
-         *     - **Argentina:** for an AR seller, `configurations.3ds`, `card_verification` or
-         *       `preauthorization` sent as `true` answers 422 `country_rule_violation`.
-         *     - **Document type per country** (see `CheckoutDocumentType`): 422 `country_rule_violation`.
-         *     - **BR documents:** `customer.document_number` a valid CPF (or CNPJ with `document_type` CNPJ),
-         *       otherwise 422 `validation_error`; `customer.customer_id` not a valid CPF is accepted but the
-         *       payment is denied by fraud prevention (see `CheckoutCustomer`).
-         *     - **Currency:** `payment.currency` must be one of the seller's `currencies`, otherwise 422
-         *       `validation_error`.
-         *     - **Payment methods:** the hosted checkout offers only the methods enabled in the seller's payment
-         *       configuration that the seed's availability table allows in the seller's country.
-         *       **Package decision (the seed does not show which methods the web checkout offers):** only the
-         *       card-based ones (`credit`, `debit`, and the card wallets `google_pay`, `apple_pay`,
-         *       `c2p_master` where the country has them); `bankslip` and `instant_payment` are never offered,
-         *       because the checkout notification can report only `credit` or `debit`. A card verification
-         *       offers `credit` and `debit` only.
-         *
-         *     **Package decision (the seed does not show when 400 and 422 apply):** 400 when something is
-         *     missing (a required field, `payment` / `product` in a standard flow, an empty object; JSON
-         *     Schema keywords `required` and `minProperties`) or the body is not a JSON object, or the token's
-         *     seller id is not a GUID (`guid_error`); 422 when a field that is present breaks a rule. This
-         *     follows the seed: "400: only required fields are validated", "422: one or more fields failed
-         *     validation".
-         *
-         *     **Package decision (the seed does not show the 403 and 404 causes):** 403 `service_not_enabled`
-         *     when the seller's `checkout` service is off, or `configurations.card_verification` /
-         *     `preauthorization` is `true` and the seller's service of the same name is off. 404 `not_found`
-         *     when the token's seller does not exist.
+         *     **Package decision (the seed does not show which methods the web checkout offers):** the hosted
+         *     page offers the card-based methods enabled for the seller that its country has (`credit`,
+         *     `debit`, the wallets `google_pay`, `apple_pay`, `c2p_master`), never `bankslip` or
+         *     `instant_payment` (the notification reports only `credit` or `debit`); a card verification offers
+         *     `credit` and `debit` only.
          */
         post: operations["createPaymentIntent"];
         delete?: never;
@@ -4944,7 +4925,16 @@ export interface operations {
                     "application/json": components["schemas"]["PaymentIntent"];
                 };
             };
-            /** @description Something is missing (only required fields are validated), or the token's seller id is not a GUID. `code` is always present. */
+            /**
+             * @description Something is missing (only required fields are validated), or the token's seller id is not a GUID. `code` is always present.
+             *
+             *     **Package decision (the seed does not show when 400 and 422 apply):** 400 when something is
+             *     missing (a required field, `payment` / `product` in a standard flow, an empty object; JSON
+             *     Schema keywords `required` and `minProperties`) or the body is not a JSON object, or the
+             *     token's seller id is not a GUID (`guid_error`); 422 when a field that is present breaks a rule.
+             *     This follows the seed: "400: only required fields are validated", "422: one or more fields
+             *     failed validation".
+             */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -4954,7 +4944,13 @@ export interface operations {
                 };
             };
             401: components["responses"]["WebCheckoutUnauthorizedPlainText"];
-            /** @description A seller service the call needs is not enabled (`service_not_enabled`). */
+            /**
+             * @description A seller service the call needs is not enabled (`service_not_enabled`).
+             *
+             *     **Package decision (the seed does not show the 403 and 404 causes):** 403 when the seller's
+             *     `checkout` service is off, or `configurations.card_verification` / `preauthorization` is
+             *     `true` and the seller's service of the same name is off.
+             */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -4963,7 +4959,12 @@ export interface operations {
                     "application/json": components["schemas"]["WebCheckoutError"];
                 };
             };
-            /** @description The token's seller does not exist (`not_found`). */
+            /**
+             * @description The token's seller does not exist (`not_found`).
+             *
+             *     **Package decision (the seed does not show the 403 and 404 causes):** 404 `not_found` when the
+             *     token's seller does not exist.
+             */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -4973,7 +4974,7 @@ export interface operations {
                 };
             };
             413: components["responses"]["WebCheckoutPayloadTooLarge"];
-            /** @description One or more fields failed validation (`validation_error`) or break a rule of the seller's country (`country_rule_violation`). */
+            /** @description One or more fields failed validation (`validation_error`) or break a rule of the seller's country (`country_rule_violation`); when 400 applies instead, see 400. */
             422: {
                 headers: {
                     [name: string]: unknown;
