@@ -69,14 +69,8 @@ export function isRecurrenceError(value: unknown): value is RecurrenceError {
   );
 }
 
-export function isTokenError(value: unknown): value is TokenError {
-  return (
-    isRecord(value) &&
-    typeof value.error_code === 'string' &&
-    typeof value.message === 'string' &&
-    typeof value.status_code === 'number'
-  );
-}
+/** The first token form is the payment link shape (`error_code`, `message`, `status_code`): one check serves both. */
+export const isTokenError: (value: unknown) => value is TokenError = isPaymentLinkError;
 
 export function isOAuthError(value: unknown): value is OAuthError {
   return isRecord(value) && typeof value.error === 'string' && typeof value.error_description === 'string';

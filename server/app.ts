@@ -22,7 +22,7 @@ import { cacheValidatorRouteLookup } from './http/route-lookup-cache.ts';
 import { checkoutPages } from './hosted-checkout/routes.ts';
 import { sandboxNotificationRoutes } from './sandbox/notifications/routes.ts';
 import { paymentLinkRoutes } from './payment-link/routes.ts';
-import { PRODUCT_IMAGE_MAX_BYTES } from './payment-link/service.ts';
+import { PRODUCT_IMAGE_MAX_BYTES } from './payment-link/errors.ts';
 import { sandboxSellerRoutes } from './sandbox/sellers/routes.ts';
 import { sandboxPaymentLinkRoutes } from './sandbox/payment-links/routes.ts';
 import { webCheckoutRoutes } from './web-checkout/routes.ts';

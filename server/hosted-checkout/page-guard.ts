@@ -3,7 +3,7 @@
 // page (404); a form field that is not text refuses the form (400) before anything is charged.
 import type { RequestHandler } from 'express';
 import { isText, notTextPointers } from '../http/text.ts';
-import { PageError } from './service.ts';
+import { PageError } from './page-error.ts';
 
 const noSuchPage = () => new PageError(404, 'not_found', 'There is nothing to pay at this address: check the link you were given.');
 

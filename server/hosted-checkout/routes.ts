@@ -13,7 +13,8 @@ import { refuseUnreadablePageInput } from './page-guard.ts';
 import { checkoutPage, contentSecurityPolicy, layoutOf, messagePage, type CheckoutPageModel } from './pages.ts';
 import { offeredMethods, pageInstallmentOptions } from './payment-methods.ts';
 import type { PaymentMethods } from '../payment-link/payment-methods.ts';
-import { PageError, payableIntent, payableLink, payPaymentIntent, payPaymentLink, type IntentPage, type LinkPage } from './service.ts';
+import { PageError } from './page-error.ts';
+import { payableIntent, payableLink, payPaymentIntent, payPaymentLink, type IntentPage, type LinkPage } from './service.ts';
 
 const HEADINGS: Record<PageError['kind'], string> = {
   not_found: 'Checkout not found',

@@ -1,9 +1,9 @@
-// The hosted pages' rules: what a payment intent's page and a payment link's page show, and what a
-// payment does: one transaction that charges through the sandbox acquirer, records the result (an
-// intent's status, or a link order moved through its statuses), and enqueues the merchant notification.
+// The hosted pages' payments: what a payment intent's page and a payment link's page show (payable
+// or not), and what a payment does: one transaction that charges through the sandbox acquirer
+// (payment.ts), records the result (an intent's status, or a link order moved through its statuses),
+// and enqueues the merchant notification (notification.ts). The form's rules: form.ts.
 import { randomUUID } from 'node:crypto';
 import type { CheckoutNotification } from '../http/contract.ts';
-import { authorizationCode, charge, REASONS, type ChargeResult } from '../acquirer/index.ts';
 import { ApiError } from '../http/errors.ts';
 import { enqueueCheckoutNotification } from '../notifications/outbox.ts';
 import { createOrder, updateOrderStatus } from '../payment-link/orders.ts';
@@ -11,126 +11,17 @@ import type { PaymentMethods } from '../payment-link/payment-methods.ts';
 import { paymentLinkRepository, type OrderStatus, type PaymentLinkRow } from '../payment-link/repository.ts';
 import type { Queryable, Store } from '../store/store.ts';
 import { webCheckoutRepository, type CheckoutSeller, type StoredTechnicalConfiguration } from '../web-checkout/repository.ts';
-import { DOCUMENT_TYPES_BY_COUNTRY, deniedByFraudPrevention } from '../web-checkout/service.ts';
+import { deniedByFraudPrevention } from '../web-checkout/service.ts';
 import { httpUrlOf } from '../web-checkout/http-url.ts';
 import { DEFAULT_TECHNICAL_CONFIGURATION } from '../web-checkout/technical-configuration.ts';
-import { binOf, cardOfForm, lastFourOf, type TypedCard } from './card.ts';
-import { notificationPayment, notificationSeller, platformReferenceCode, type PaymentResult } from './notification.ts';
-import {
-  acceptedBrand,
-  installmentOptions,
-  isWallet,
-  offeredMethods,
-  threeDsRuns,
-  type CheckoutMethod,
-  type InstallmentOption,
-} from './payment-methods.ts';
+import { binOf, lastFourOf } from './card.ts';
+import { addressOfForm, buyerOfForm, chosenPayment, type ChosenPayment, type Form } from './form.ts';
+import { intentNotification, linkNotification, notificationPayment, type PaymentResult } from './notification.ts';
+import { PageError } from './page-error.ts';
+import { authorizeCheckoutPayment, intentStatusAfter, isSettled, newResult, orderStatusOf } from './payment.ts';
 import { checkoutRepository, type CheckoutIntent } from './repository.ts';
 
 type Frontend = NonNullable<CheckoutNotification['frontend']>;
-type Form = Record<string, unknown>;
-
-/** Why a page cannot take a payment, or what the customer must fix; rendered as an HTML page. */
-export class PageError extends Error {
-  constructor(
-    readonly status: number,
-    readonly kind: 'not_found' | 'expired' | 'already_paid' | 'inactive' | 'form',
-    message: string,
-  ) {
-    super(message);
-  }
-}
-
-/** Intent statuses after which nothing more is paid (a Denied attempt leaves the intent payable). */
-export const SETTLED_INTENT_STATUSES = ['paid', 'authorized', 'verified'] as const;
-export const isSettled = (status: string) => (SETTLED_INTENT_STATUSES as readonly string[]).includes(status);
-
-/** The intent's status after an Authorized result, per flow; `denied` after a Denied one. */
-export function intentStatusAfter(flow: CheckoutIntent['flow'], status: PaymentResult['status']): string {
-  if (status === 'Denied') return 'denied';
-  return flow === 'preauthorization' ? 'authorized' : flow === 'card_verification' ? 'verified' : 'paid';
-}
-
-/** Contract decision on FRAUD_PREVENTION (CheckoutCustomer): nothing is charged. */
-export const FRAUD_PREVENTION = { reasonCode: 'FRAUD_PREVENTION', reasonMessage: 'Denied by fraud prevention' };
-
-/** Sandbox decision: a wallet pays with the wallet's own card, which the sandbox always approves. */
-const WALLET_TOKEN = 'tok_sandbox_approved';
-
-export interface ChargeDecision {
-  status: 'Authorized' | 'Denied';
-  returnCode: string;
-  returnMessage: string;
-  authorizationCode?: string;
-  /** The acquirer's outcome, for the link order's status. */
-  outcome: ChargeResult['outcome'] | 'fraud_prevention';
-}
-
-/**
- * The result of one payment: fraud prevention first (no charge), then the acquirer. A 3DS failure
- * can only happen when 3DS runs; otherwise that card is authorized like any other.
- */
-export function authorizeCheckoutPayment(p: { fraudPrevention: boolean; card?: TypedCard; threeDs: boolean; at: Date }): ChargeDecision {
-  if (p.fraudPrevention) return { status: 'Denied', returnCode: FRAUD_PREVENTION.reasonCode, returnMessage: FRAUD_PREVENTION.reasonMessage, outcome: 'fraud_prevention' };
-  let result = charge(p.card ? { number: p.card.number } : { numberToken: WALLET_TOKEN }, p.at);
-  if (result.outcome === 'authentication_denied' && !p.threeDs) {
-    result = { ...result, outcome: 'approved', authorizationCode: authorizationCode(), reasonCode: REASONS.approved.reasonCode, reasonMessage: REASONS.approved.reasonMessage };
-  }
-  if (result.outcome === 'approved') {
-    return { status: 'Authorized', returnCode: result.reasonCode, returnMessage: result.reasonMessage, authorizationCode: result.authorizationCode, outcome: 'approved' };
-  }
-  // pending and processing_error: the hosted page does not wait for a later result, so they are Denied.
-  return { status: 'Denied', returnCode: result.reasonCode, returnMessage: result.reasonMessage, outcome: result.outcome };
-}
-
-/** The link order's status for a result (Order.status table). */
-export function orderStatusOf(decision: ChargeDecision): OrderStatus {
-  if (decision.status === 'Authorized') return 'approved';
-  return decision.outcome === 'authentication_denied' ? 'authentication_denied' : 'denied';
-}
-
-interface ChosenPayment {
-  method: CheckoutMethod;
-  /** The card's function as the notification reports it (wallets: credit). */
-  notifiedMethod: 'credit' | 'debit';
-  card?: TypedCard;
-  installment?: InstallmentOption;
-  threeDs: boolean;
-}
-
-/** The method, card and installments of a form post, checked against what the page offers. */
-export function chosenPayment(
-  form: Form,
-  p: { country: string; payments: PaymentMethods; flow?: CheckoutIntent['flow']; sellerThreeds?: boolean; requested3ds?: unknown; now: Date },
-): ChosenPayment {
-  const offered = offeredMethods(p.country, p.payments, p.flow);
-  const method = form.method as CheckoutMethod;
-  if (!offered.includes(method)) throw new PageError(422, 'form', 'Choose one of the payment methods offered.');
-  if (isWallet(method)) return { method, notifiedMethod: 'credit', threeDs: false };
-  const parsed = cardOfForm(form, p.now);
-  if ('problem' in parsed) throw new PageError(422, 'form', parsed.problem);
-  const brand = acceptedBrand(p.payments, method, parsed.card.brand);
-  if (!brand) throw new PageError(422, 'form', `This ${method} card (${parsed.card.brand ?? 'unknown brand'}) is not accepted here.`);
-  const count = Number(form.installments ?? 1);
-  let installment: InstallmentOption | undefined;
-  if (method === 'credit' && p.flow !== 'card_verification' && count !== 1) {
-    installment = installmentOptions([brand]).find((o) => o.number === count);
-    if (!installment) throw new PageError(422, 'form', `${parsed.card.brand} cards cannot be paid in ${form.installments} installments here.`);
-  }
-  return { method, notifiedMethod: method, card: parsed.card, installment, threeDs: threeDsRuns(p.sellerThreeds, brand, p.requested3ds) };
-}
-
-function newResult(decision: ChargeDecision, at: Date, cardId?: string): PaymentResult {
-  return {
-    paymentId: randomUUID(),
-    status: decision.status,
-    returnCode: decision.returnCode,
-    returnMessage: decision.returnMessage,
-    ...(decision.authorizationCode ? { authorizationCode: decision.authorizationCode } : {}),
-    at,
-    ...(cardId ? { cardId } : {}),
-  };
-}
 
 async function recordPayment(tx: Queryable, p: { sellerId: string; checkoutId: string; intentId?: string; orderId?: string; chosen: ChosenPayment; amount: number; currency: string; result: PaymentResult }) {
   await checkoutRepository(tx).insertPayment({
@@ -254,23 +145,8 @@ export async function payPaymentIntent(store: Store, p: { paymentIntentId: strin
     });
     let deliveryId: string | undefined;
     if (configuration.notificationUrl) {
-      const details = intent.orderDetails as Pick<CheckoutNotification, 'pickup_store' | 'shipping_method' | 'soft_descriptor'>;
-      const payload: CheckoutNotification = {
-        checkout_id: checkoutId,
-        payment_intent_id: intent.paymentIntentId,
-        ...(intent.orderId ? { order_id: intent.orderId } : {}),
-        mode: 'instant',
-        seller: notificationSeller(seller),
-        customer: intent.customer as CheckoutNotification['customer'],
-        ...(intent.shipping ? { shipping: intent.shipping as CheckoutNotification['shipping'] } : {}),
-        payment: notificationPayment({ method: chosen.notifiedMethod, amount, currency, installment: chosen.installment, result }),
-        frontend: p.frontend,
-        ...(details.pickup_store !== undefined ? { pickup_store: details.pickup_store } : {}),
-        ...(details.shipping_method !== undefined ? { shipping_method: details.shipping_method } : {}),
-        ...(details.soft_descriptor !== undefined ? { soft_descriptor: details.soft_descriptor } : {}),
-        reference_code: platformReferenceCode(),
-        ...(intent.products ? { product: intent.products as CheckoutNotification['product'] } : {}),
-      };
+      const payment = notificationPayment({ method: chosen.notifiedMethod, amount, currency, installment: chosen.installment, result });
+      const payload = intentNotification({ checkoutId, intent, seller, payment, frontend: p.frontend });
       deliveryId = await enqueueCheckoutNotification(tx, seller.sellerId, payload, p.now);
     }
     return { ...page, intent: { ...intent, checkoutId }, result, deliveryId };
@@ -298,65 +174,6 @@ export async function payableLink(db: Queryable, shortId: string, now: Date): Pr
   const seller = (await web.findSeller(link.sellerId))!;
   const configuration = (await web.findTechnicalConfiguration(link.sellerId)) ?? DEFAULT_TECHNICAL_CONFIGURATION;
   return { link, seller, configuration };
-}
-
-type CheckoutCustomer = CheckoutNotification['customer'] & object;
-type CheckoutAddress = CheckoutCustomer['billing_address'];
-
-const field = (form: Form, name: string, max: number, label: string, required = true): string | undefined => {
-  const value = typeof form[name] === 'string' ? (form[name] as string).trim() : '';
-  if (!value) {
-    if (required) throw new PageError(422, 'form', `${label} is required.`);
-    return undefined;
-  }
-  if (value.length > max) throw new PageError(422, 'form', `${label} has at most ${max} characters.`);
-  return value;
-};
-
-/** An address of the form (`prefix` '' for billing, 'delivery_' for delivery), within the contract's limits. */
-function addressOfForm(form: Form, prefix: string, country: string): CheckoutAddress {
-  const what = prefix ? 'Delivery' : 'Billing';
-  const postal = field(form, `${prefix}postal_code`, 9, `${what} postal code`)!.replace(/[\s-]/g, '');
-  if (!/^[A-Za-z0-9]{1,8}$/.test(postal)) throw new PageError(422, 'form', `${what} postal code has at most 8 letters or digits.`);
-  const optional = (name: string, max: number, label: string) => {
-    const value = field(form, `${prefix}${name}`, max, `${what} ${label}`, false);
-    return value ? { [name]: value } : {};
-  };
-  return {
-    street: field(form, `${prefix}street`, 60, `${what} street`)!,
-    number: field(form, `${prefix}number`, 10, `${what} number`)!,
-    ...optional('complement', 60, 'complement'),
-    ...optional('district', 40, 'district'),
-    ...optional('city', 40, 'city'),
-    ...optional('state', 20, 'state'),
-    country,
-    postal_code: postal,
-  };
-}
-
-/** The buyer of a link page: the checkout customer (customer_id = the document digits), checked. */
-export function buyerOfForm(form: Form, country: string): CheckoutCustomer {
-  const first = field(form, 'first_name', 60, 'First name')!;
-  const last = field(form, 'last_name', 60, 'Last name')!;
-  const email = field(form, 'email', 120, 'E-mail')!;
-  if (!/^[^\s@]+@[^\s@]+\.[^\s@]+$/.test(email)) throw new PageError(422, 'form', 'The e-mail address is not valid.');
-  const types = DOCUMENT_TYPES_BY_COUNTRY[country] ?? [];
-  const documentType = String(form.document_type ?? types[0] ?? '');
-  if (!types.includes(documentType)) throw new PageError(422, 'form', `The document type must be one of ${types.join(', ')}.`);
-  const documentNumber = field(form, 'document_number', 20, 'Document number')!.replace(/[\s./-]/g, '');
-  if (!/^[A-Za-z0-9]+$/.test(documentNumber)) throw new PageError(422, 'form', 'The document number has letters and digits only.');
-  const phone = field(form, 'phone_number', 20, 'Phone number', false);
-  return {
-    customer_id: documentNumber,
-    first_name: first,
-    last_name: last,
-    name: `${first} ${last}`,
-    email,
-    document_type: documentType as CheckoutCustomer['document_type'],
-    document_number: documentNumber,
-    ...(phone ? { phone_number: phone } : {}),
-    billing_address: addressOfForm(form, '', country),
-  };
 }
 
 export interface LinkPaymentOutcome extends LinkPage {
@@ -407,26 +224,8 @@ export async function payPaymentLink(store: Store, p: { shortId: string; form: F
     await recordPayment(tx, { sellerId: seller.sellerId, checkoutId, orderId: order.orderId, chosen, amount: order.amount, currency: order.currency, result });
     let deliveryId: string | undefined;
     if (configuration.notificationUrl) {
-      const payload: CheckoutNotification = {
-        checkout_id: checkoutId,
-        order_id: order.orderId,
-        mode: 'payment_link',
-        seller: notificationSeller(seller),
-        customer,
-        ...(delivery
-          ? { shipping: { first_name: customer.first_name, last_name: customer.last_name, name: customer.name, shipping_amount: link.shippingAmount, address: delivery } }
-          : {}),
-        payment: notificationPayment({ method: chosen.notifiedMethod, amount: order.amount, currency: order.currency, installment: chosen.installment, result }),
-        frontend: p.frontend,
-        reference_code: order.referenceCode,
-        product: link.products.map((product) => ({
-          ...(product.product_type ? { product_type: product.product_type } : {}),
-          title: product.title,
-          ...(product.description ? { description: product.description } : {}),
-          value: product.amount,
-          quantity: product.quantity ?? 1,
-        })) as CheckoutNotification['product'],
-      };
+      const payment = notificationPayment({ method: chosen.notifiedMethod, amount: order.amount, currency: order.currency, installment: chosen.installment, result });
+      const payload = linkNotification({ checkoutId, orderId: order.orderId, referenceCode: order.referenceCode, link, seller, customer, delivery, payment, frontend: p.frontend });
       deliveryId = await enqueueCheckoutNotification(tx, seller.sellerId, payload, p.now);
     }
     return { ...page, orderId: order.orderId, orderStatus, result, deliveryId };

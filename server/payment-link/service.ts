@@ -102,7 +102,6 @@ export function listQuery(query: ListPaymentLinksQuery): { filter: LinkListFilte
 
 // ---- uploadProductImage ----
 
-export { PRODUCT_IMAGE_MAX_BYTES } from './errors.ts';
 export type ImageType = ProductImageRow['contentType'];
 
 /** The image type named by the content's magic bytes, if PNG, JPEG or WebP. */

@@ -1,5 +1,6 @@
 // SQL of recurrence plans, the sellers' Recurrence product flag and the recurrence audit trail.
 import type { components } from '../http/contract.ts';
+import { isoSeconds } from '../http/time.ts';
 import type { Queryable } from '../store/store.ts';
 
 export type Plan = components['schemas']['Plan'];
@@ -32,8 +33,6 @@ interface PlanRow {
   create_date: Date | string;
 }
 
-/** Whole seconds, `Z`: the contract's `YYYY-MM-DDTHH:MM:SSZ`. */
-export const isoSeconds = (instant: Date | string) => new Date(instant).toISOString().replace(/\.\d{3}Z$/, 'Z');
 
 function planOf(row: PlanRow): StoredPlan {
   return {

@@ -1,7 +1,7 @@
 // The rules of recurrence plans: ownership, the debit-in-Brazil rule, status changes.
 import type { AccessTokenClaims } from '../authentication/access-tokens.ts';
 import type { Store } from '../store/store.ts';
-import { recurrenceError } from './errors.ts';
+import { recurrenceError } from '../http/recurrence-errors.ts';
 import { planRepository, type PlanRepository, type PlanStatus, type StoredPlan } from './repository.ts';
 
 export const PLAN_NOT_FOUND = 'Plan not found';

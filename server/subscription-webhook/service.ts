@@ -2,8 +2,9 @@
 // machine, then the subscription's (billing.ts).
 import type { AccessTokenClaims } from '../authentication/access-tokens.ts';
 import type { components } from '../http/contract.ts';
-import { recurrenceError } from '../plan/errors.ts';
-import { isoSeconds, planRepository } from '../plan/repository.ts';
+import { recurrenceError } from '../http/recurrence-errors.ts';
+import { planRepository } from '../plan/repository.ts';
+import { isoSeconds } from '../http/time.ts';
 import { planOfSeller } from '../plan/service.ts';
 import type { Store } from '../store/store.ts';
 import { isInFlight, nextScheduledDate, paymentTransitionAllowed, recordAttemptResult, settledPayment } from '../subscription/billing.ts';

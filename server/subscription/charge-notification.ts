@@ -1,9 +1,11 @@
 // The merchant notification of a subscription charge result (`CheckoutNotification`, mode
 // `recurring`, no `frontend`): written through the checkout's outbox in the transaction that records
 // the result, and only when the seller has a notification URL (its web checkout configuration).
-import { randomInt, randomUUID } from 'node:crypto';
+import { randomUUID } from 'node:crypto';
 import type { CheckoutNotification } from '../http/contract.ts';
+import { isoSeconds } from '../http/time.ts';
 import { enqueueCheckoutNotification } from '../notifications/outbox.ts';
+import { platformReferenceCode } from '../notifications/reference-code.ts';
 import type { StoredPlan } from '../plan/repository.ts';
 import type { Queryable } from '../store/store.ts';
 import { webCheckoutRepository } from '../web-checkout/repository.ts';
@@ -20,12 +22,6 @@ const NOTIFIED: Partial<Record<PaymentStatus, 'Authorized' | 'Denied'>> = {
 
 /** The checkout's result status of a payment status, or undefined when it is no charge result. */
 export const notificationStatusOf = (status: PaymentStatus) => NOTIFIED[status];
-
-const REFERENCE_ALPHABET = 'ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789';
-/** The platform's 12-character reference of a checkout (contract: `reference_code`). */
-const platformReference = () => Array.from({ length: 12 }, () => REFERENCE_ALPHABET[randomInt(REFERENCE_ALPHABET.length)]).join('');
-
-const isoSeconds = (at: Date) => at.toISOString().replace(/\.\d{3}Z$/, 'Z');
 
 export function chargeNotification(input: {
   subscription: SubscriptionRow;
@@ -59,7 +55,7 @@ export function chargeNotification(input: {
       },
     },
     ...(s.paymentType.soft_descriptor ? { soft_descriptor: s.paymentType.soft_descriptor } : {}),
-    reference_code: platformReference(),
+    reference_code: platformReferenceCode(),
     product: [{ ...(productType ? { product_type: productType } : {}), title: input.plan.name, value: p.amount, quantity: 1 }],
   } as CheckoutNotification;
 }

@@ -1,8 +1,9 @@
 // Stored subscription data as the contract's answers (Subscription, SubscriptionPayment,
 // floating data, error payments). Shapes only; the rules are in service.ts and billing.ts.
 import type { components } from '../http/contract.ts';
-import type { RecurrenceErrorPayment } from '../plan/errors.ts';
-import { isoSeconds, type StoredPlan } from '../plan/repository.ts';
+import type { RecurrenceErrorPayment } from '../http/recurrence-errors.ts';
+import { type StoredPlan } from '../plan/repository.ts';
+import { isoSeconds } from '../http/time.ts';
 import { presentPlan } from '../plan/service.ts';
 import { nextScheduledDate } from './billing.ts';
 import type { InstallmentRow, PaymentRow, PaymentStatus, SubscriptionRow } from './repository.ts';

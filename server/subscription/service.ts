@@ -5,7 +5,7 @@ import type { AccessTokenClaims } from '../authentication/access-tokens.ts';
 import type { components } from '../http/contract.ts';
 import { MAX_AMOUNT, withinAmountBound } from '../http/amounts.ts';
 import { ApiError, type Problem } from '../http/errors.ts';
-import { recurrenceError, type RecurrenceErrorFields } from '../plan/errors.ts';
+import { recurrenceError, type RecurrenceErrorFields } from '../http/recurrence-errors.ts';
 import { planRepository, type RecurrenceSeller, type StoredPlan } from '../plan/repository.ts';
 import { auditActor, planOfSeller } from '../plan/service.ts';
 import type { Queryable, Store } from '../store/store.ts';

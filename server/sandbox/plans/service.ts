@@ -3,7 +3,8 @@
 import { randomUUID } from 'node:crypto';
 import type { components } from '../../http/contract.ts';
 import { ApiError } from '../../http/errors.ts';
-import { isoSeconds, planRepository, type StoredPlan } from '../../plan/repository.ts';
+import { planRepository, type StoredPlan } from '../../plan/repository.ts';
+import { isoSeconds } from '../../http/time.ts';
 import { debitPlanBlockedInBrazil } from '../../plan/service.ts';
 import type { Store } from '../../store/store.ts';
 

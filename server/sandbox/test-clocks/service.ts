@@ -5,7 +5,8 @@
 import { randomUUID } from 'node:crypto';
 import type { components } from '../../http/contract.ts';
 import { ApiError } from '../../http/errors.ts';
-import { isoSeconds, planRepository } from '../../plan/repository.ts';
+import { planRepository } from '../../plan/repository.ts';
+import { isoSeconds } from '../../http/time.ts';
 import type { Store } from '../../store/store.ts';
 import { FINAL_SUBSCRIPTION_STATUSES, isInFlight } from '../../subscription/billing.ts';
 import { billingRepository } from '../../subscription/billing-repository.ts';

@@ -1,7 +1,8 @@
-// Errors of the recurrence areas (subscription, plan, subscription webhook): the fixed message of
-// `RecurrenceError`, plus the ids the body carries (rendered by server/http/errors.ts).
-import type { components } from '../http/contract.ts';
-import { ApiError } from '../http/errors.ts';
+// Errors of the recurrence areas (subscription, plan, subscription webhook), in http/ because all
+// three throw them: the fixed message of `RecurrenceError`, plus the ids the body carries
+// (rendered by error-renderers.ts).
+import type { components } from './contract.ts';
+import { ApiError } from './errors.ts';
 
 export type RecurrenceErrorPayment = components['schemas']['RecurrenceErrorPayment'];
 
