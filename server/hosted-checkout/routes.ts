@@ -94,15 +94,19 @@ export function checkoutPages(deps: { store: Store; config: Config; logger: Logg
   const ipOf = (req: Request) => req.ip ?? req.socket.remoteAddress ?? '0.0.0.0';
   const nonce = () => randomBytes(16).toString('base64');
 
-  router.get('/checkout/:paymentIntentId', async (req, res) => {
+  /** The checkout page of a model built with a fresh nonce, or the page of why it cannot be shown. */
+  async function showCheckoutPage(res: Response, status: number, model: (nonce: string) => Promise<CheckoutPageModel>) {
+    const n = nonce();
     try {
-      const page = await payableIntent(store, req.params.paymentIntentId, now());
-      const n = nonce();
-      send(res, 200, checkoutPage(intentModel(page, n)), n);
+      send(res, status, checkoutPage(await model(n)), n);
     } catch (error) {
       sendError(res, error);
     }
-  });
+  }
+
+  router.get('/checkout/:paymentIntentId', (req, res) =>
+    showCheckoutPage(res, 200, async (n) => intentModel(await payableIntent(store, req.params.paymentIntentId, now()), n)),
+  );
 
   router.post('/checkout/:paymentIntentId/pay', async (req, res) => {
     const id = req.params.paymentIntentId;
@@ -126,27 +130,13 @@ export function checkoutPages(deps: { store: Store; config: Config; logger: Logg
       );
     } catch (error) {
       if (error instanceof PageError && error.kind === 'form') {
-        try {
-          const page = await payableIntent(store, id, now());
-          const n = nonce();
-          return send(res, 422, checkoutPage(intentModel(page, n, error.message)), n);
-        } catch (again) {
-          return sendError(res, again);
-        }
+        return showCheckoutPage(res, 422, async (n) => intentModel(await payableIntent(store, id, now()), n, error.message));
       }
       sendError(res, error);
     }
   });
 
-  router.get('/pay/:shortId', async (req, res) => {
-    try {
-      const page = await payableLink(store, req.params.shortId, now());
-      const n = nonce();
-      send(res, 200, checkoutPage(linkModel(page, n, {})), n);
-    } catch (error) {
-      sendError(res, error);
-    }
-  });
+  router.get('/pay/:shortId', (req, res) => showCheckoutPage(res, 200, async (n) => linkModel(await payableLink(store, req.params.shortId, now()), n, {})));
 
   router.post('/pay/:shortId', async (req, res) => {
     const shortId = req.params.shortId;
@@ -172,13 +162,7 @@ export function checkoutPages(deps: { store: Store; config: Config; logger: Logg
       );
     } catch (error) {
       if (error instanceof PageError && error.kind === 'form') {
-        try {
-          const page = await payableLink(store, shortId, now());
-          const n = nonce();
-          return send(res, 422, checkoutPage(linkModel(page, n, echoed(form), error.message)), n);
-        } catch (again) {
-          return sendError(res, again);
-        }
+        return showCheckoutPage(res, 422, async (n) => linkModel(await payableLink(store, shortId, now()), n, echoed(form), error.message));
       }
       sendError(res, error);
     }

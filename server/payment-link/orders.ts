@@ -52,12 +52,18 @@ export interface NewOrder {
   at?: Date;
 }
 
+/** The seller's link, locked for the order change at `at` (now by default); 404 when it has no such link. */
+async function lockedLink(tx: Queryable, p: { sellerId: string; linkId: string; at?: Date }) {
+  const repository = paymentLinkRepository(tx);
+  const at = p.at ?? new Date();
+  const link = await repository.findPaymentLink(p.sellerId, p.linkId, at, { forUpdate: true });
+  if (!link) throw PAYMENT_LINK_NOT_FOUND();
+  return { repository, at, link };
+}
+
 /** Creates a `pending` order on an ACTIVE link of the seller, priced now. */
 export async function createOrder(tx: Queryable, input: NewOrder): Promise<OrderRow> {
-  const repository = paymentLinkRepository(tx);
-  const at = input.at ?? new Date();
-  const link = await repository.findPaymentLink(input.sellerId, input.linkId, at, { forUpdate: true });
-  if (!link) throw PAYMENT_LINK_NOT_FOUND();
+  const { repository, at, link } = await lockedLink(tx, input);
   if (link.status !== 'ACTIVE') throw new ApiError(422, 'payment_link_not_active', `The payment link is ${link.status} and takes no payments`);
   const { address, ...contact } = input.shipping ?? {};
   const shipping =
@@ -93,10 +99,7 @@ export interface OrderStatusChange {
 
 /** Moves an order along ORDER_TRANSITIONS, appends its history entry, and counts a successful sale. */
 export async function updateOrderStatus(tx: Queryable, change: OrderStatusChange): Promise<OrderRow> {
-  const repository = paymentLinkRepository(tx);
-  const at = change.at ?? new Date();
-  const link = await repository.findPaymentLink(change.sellerId, change.linkId, at, { forUpdate: true });
-  if (!link) throw PAYMENT_LINK_NOT_FOUND();
+  const { repository, at, link } = await lockedLink(tx, change);
   const order = await repository.findOrder(link.linkId, change.orderId, { forUpdate: true });
   if (!order) throw new ApiError(404, 'order_not_found', 'Order not found');
   if (!canOrderMove(order.status, change.status)) {
