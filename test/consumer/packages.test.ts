@@ -94,10 +94,10 @@ describe('the packed tarballs', () => {
     expect(files.filter((f) => !/^(dist\/.+\.(js|d\.ts)|package\.json|README\.md|CHANGELOG\.md|LICENSE)$/.test(f))).toEqual([]);
   });
 
-  it('sandbox: dist/, the migrations and the HTML reference', async () => {
+  it('sandbox: dist/ (with the migrated PGlite snapshot), the migrations and the HTML reference', async () => {
     const files = await contents('sandbox');
-    expect(files.filter((f) => !/^(dist\/.+\.(js|d\.ts)|store\/migrations\/\d{3}_\w+\.sql|docs\/index\.html|package\.json|README\.md|CHANGELOG\.md|LICENSE)$/.test(f))).toEqual([]);
-    expect(files).toEqual(expect.arrayContaining(['dist/main.js', 'dist/index.js', 'dist/index.d.ts']));
+    expect(files.filter((f) => !/^(dist\/.+\.(js|d\.ts)|dist\/pglite-snapshot\.(tar\.gz|json)|store\/migrations\/\d{3}_\w+\.sql|docs\/index\.html|package\.json|README\.md|CHANGELOG\.md|LICENSE)$/.test(f))).toEqual([]);
+    expect(files).toEqual(expect.arrayContaining(['dist/main.js', 'dist/index.js', 'dist/index.d.ts', 'dist/pglite-snapshot.tar.gz']));
   });
 });
 
