@@ -3,7 +3,7 @@
 // (Luhn) before posting and reports what the notification's `frontend` carries; the server checks again.
 import { formatMoney } from '@payment-platform/contract/money';
 import type { StoredTechnicalConfiguration } from '../web-checkout/repository.ts';
-import { METHOD_LABELS, isWallet, type CheckoutMethod, type InstallmentOption } from './payment-methods.ts';
+import { METHOD_LABELS, type CheckoutMethod, type InstallmentOption } from './payment-methods.ts';
 
 export const escapeHtml = (value: unknown) =>
   String(value ?? '').replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!);

@@ -10,7 +10,7 @@ import type { Store } from '../store/store.ts';
 import { isInFlight, nextScheduledDate, paymentTransitionAllowed, recordAttemptResult, settledPayment } from '../subscription/billing.ts';
 import { notifyChargeResult } from '../subscription/charge-notification.ts';
 import { errorPayment } from '../subscription/presenter.ts';
-import { subscriptionRepository, type PaymentRow, type PaymentStatus } from '../subscription/repository.ts';
+import { subscriptionRepository, type PaymentStatus } from '../subscription/repository.ts';
 import { subscriptionOfSeller } from '../subscription/service.ts';
 import { subscriptionEventRepository, type StoredEvent } from './repository.ts';
 

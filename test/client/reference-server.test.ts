@@ -2,12 +2,13 @@
 // both token forms (one token request for parallel calls), a payment intent, a sandbox plan, a
 // subscription read back, typed area errors and token endpoint errors. Token expiry and the 401
 // refresh are proved against a counting token server in token.test.ts.
+import { ADMIN } from '../server/support/server.ts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createPlatformClient, isTokenEndpointError } from '../../client/index.ts';
 import { PLATFORM_BUNDLE } from '../support/contract.ts';
 import { startTestServer, type TestServer } from '../server/support/server.ts';
 
-const ADMIN = { Authorization: 'Bearer sandbox-admin-token' };
+const ADMIN_HEADERS = { Authorization: ADMIN };
 const SELLER = '3fa85f64-5717-4562-b3fc-2c963f66afa6'; // the demo seller every sandbox starts with
 
 describe('the client against the reference server', () => {
@@ -58,7 +59,7 @@ describe('the client against the reference server', () => {
     expect(intent.data?.redirect_url).toBe(`${server.config.publicBaseUrl}/checkout/${intent.data?.payment_intent_id}`);
 
     const plan = await platform.POST('/sandbox/v1/plans', {
-      headers: ADMIN,
+      headers: ADMIN_HEADERS,
       body: { seller_id: SELLER, name: 'Clube do Café', amount: 8990, currency: 'BRL', payment_types: 'credit_card', period: { type: 'monthly', billing_cycle: 12 } },
     });
     expect(plan.response.status).toBe(201);

@@ -13,10 +13,9 @@ import { openStore } from '../../server/store/open-store.ts';
 import { PLATFORM_BUNDLE } from '../support/contract.ts';
 import { freePort, startProcess, type Started } from '../support/processes.ts';
 import { DATABASE_URL } from '../server/support/stores.ts';
-import { tokenForm } from '../server/support/server.ts';
+import { ADMIN, tokenForm } from '../server/support/server.ts';
 
 const ROOT = new URL('../../', import.meta.url).pathname;
-const ADMIN = 'Bearer sandbox-admin-token';
 const LOAD_MS = 1_500;
 const LINK_WRITERS = 4;
 

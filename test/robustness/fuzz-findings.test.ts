@@ -5,8 +5,8 @@ import { ApiError } from '../../server/http/errors.ts';
 import { asDocumented } from '../../server/http/error-normalising.ts';
 import { PLATFORM_BUNDLE } from '../support/contract.ts';
 import { rawRequest } from '../support/raw-http.ts';
-import { ADMIN, createSeller, type SandboxSeller } from '../server/support/payment-link.ts';
-import { startTestServer, type TestServer } from '../server/support/server.ts';
+import { createSeller, type SandboxSeller } from '../server/support/payment-link.ts';
+import { startTestServer, type TestServer, ADMIN } from '../server/support/server.ts';
 
 describe('asDocumented', () => {
   const op = (responses: string[], types = ['application/json']) => ({

@@ -8,9 +8,9 @@ import fc from 'fast-check';
 import { exampleRequest } from '../support/examples.ts';
 import type { OpenApiDocument, Operation } from '../support/contract.ts';
 import { buyerForm, cardForm } from '../server/support/checkout.ts';
-import { ADMIN, PNG, product } from '../server/support/payment-link.ts';
+import { PNG, product } from '../server/support/payment-link.ts';
 import { planBody, subscriptionBody, type TestSeller } from '../server/support/recurrence.ts';
-import { basic, GATEWAY_SCOPE, tokenForm } from '../server/support/server.ts';
+import { basic, GATEWAY_SCOPE, tokenForm, ADMIN } from '../server/support/server.ts';
 
 /** Parts of a request that differ from the operation's example. */
 export interface Scenario {

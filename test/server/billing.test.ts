@@ -9,21 +9,9 @@ import { sealedSecretsOf } from '../../server/store/store.ts';
 import { createBillingWorker } from '../../server/subscription/billing-worker.ts';
 import { notificationPasswordContext } from '../../server/store/sealed-secrets.ts';
 import { PLATFORM_BUNDLE } from '../support/contract.ts';
-import { startTestServer, type TestServer } from './support/server.ts';
+import { startTestServer, type TestServer, ADMIN, startPlatformServer } from './support/server.ts';
 import { freshPostgresSchema, DATABASE_URL } from './support/stores.ts';
-import {
-  ADMIN,
-  addSeller,
-  createPlan,
-  expectError,
-  PLANS,
-  startRecurrenceServer,
-  STORES,
-  subscribe,
-  subscriptionBody,
-  SUBSCRIPTIONS,
-  type TestSeller,
-} from './support/recurrence.ts';
+import { addSeller, createPlan, expectError, PLANS, STORES, subscribe, subscriptionBody, SUBSCRIPTIONS, type TestSeller } from './support/recurrence.ts';
 
 const CLOCKS = '/sandbox/v1/test-clocks';
 const midnight = (date: string) => `${date}T00:00:00Z`;
@@ -52,7 +40,7 @@ describe.each(STORES)('billing engine and test clocks on %s', (kind) => {
   let server: TestServer;
   let seller: TestSeller;
   beforeAll(async () => {
-    server = await startRecurrenceServer(kind);
+    server = await startPlatformServer(kind);
     seller = await addSeller(server);
   });
   afterAll(() => server?.close());

@@ -7,8 +7,8 @@ import { createLogger } from '../../server/http/logging.ts';
 import { CONTRACT_RETRY_POLICY } from '../../server/notifications/retry-policy.ts';
 import type { HostResolver } from '../../server/http/public-addresses.ts';
 import { PLATFORM_BUNDLE } from '../support/contract.ts';
-import { startTestServer, type TestServer } from './support/server.ts';
-import { ADMIN, createSeller, startPlatformServer, STORES, type SandboxSeller } from './support/payment-link.ts';
+import { startTestServer, type TestServer, ADMIN, startPlatformServer } from './support/server.ts';
+import { createSeller, STORES, type SandboxSeller } from './support/payment-link.ts';
 import { cardForm, configureCheckout, createIntent, MERCHANT_CREDENTIALS, startMerchant, type Merchant } from './support/checkout.ts';
 import { PUBLIC_V4, rebindingResolver, tableResolver } from './support/resolvers.ts';
 

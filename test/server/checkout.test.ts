@@ -1,13 +1,14 @@
 // The hosted checkout and payment link pages over HTTP, on every store kind: what each page shows,
 // every payment outcome and what it leaves in the store (intent, payments, vault, order, outbox),
 // the merchant redirects, and that no card number reaches the database or the logs.
+import { startPlatformServer } from './support/server.ts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { formatMoney } from '../../contract/money.ts';
 import { validateCheckoutNotification } from '../../client/webhooks/verify.ts';
 import { DEMO_SELLER } from '../../server/sandbox/demo-seller.ts';
 import { notificationRepository } from '../../server/notifications/repository.ts';
 import type { TestServer } from './support/server.ts';
-import { createLink, createSeller, setLinkColumns, startPlatformServer, STORES, type SandboxSeller } from './support/payment-link.ts';
+import { createLink, createSeller, setLinkColumns, STORES, type SandboxSeller } from './support/payment-link.ts';
 import {
   APPROVED, buyerForm, cardForm, configureCheckout, createIntent, databaseDump, deliveryForm, DENIED, startMerchant, THREEDS_DENIED, type Merchant,
 } from './support/checkout.ts';

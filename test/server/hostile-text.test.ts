@@ -6,9 +6,9 @@
 // no log line carries the values of a SQL statement.
 import { Router } from 'express';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ADMIN, createLink, createSeller, product, startPlatformServer, STORES, type SandboxSeller } from './support/payment-link.ts';
+import { createLink, createSeller, product, STORES, type SandboxSeller } from './support/payment-link.ts';
 import { buyerForm, cardForm, WC } from './support/checkout.ts';
-import { basic, expectNoStackTrace, startTestServer, type TestServer } from './support/server.ts';
+import { basic, expectNoStackTrace, startTestServer, type TestServer, ADMIN, startPlatformServer } from './support/server.ts';
 import { freshStore } from './support/stores.ts';
 import { PLATFORM_BUNDLE } from '../support/contract.ts';
 import { contractExample } from './support/web-checkout.ts';

@@ -2,6 +2,7 @@
 // webhook to storage: the largest allowed amount is paid through every path (hosted checkout payment
 // intent, payment link order, subscription charges on a test clock) with notifications configured
 // and received, and one minor unit more is refused with a 4xx in the area's shape, never a 5xx.
+import { ADMIN, startPlatformServer } from './support/server.ts';
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { validateCheckoutNotification, verifyCheckoutNotification } from '../../client/webhooks/verify.ts';
@@ -10,7 +11,7 @@ import { MAX_AMOUNT } from '../../server/http/amounts.ts';
 import { createLogger } from '../../server/http/logging.ts';
 import { loadPlatform } from '../support/contract.ts';
 import type { TestServer } from './support/server.ts';
-import { ADMIN, createLink, createSeller, product, startPlatformServer, STORES, type SandboxSeller } from './support/payment-link.ts';
+import { createLink, createSeller, product, STORES, type SandboxSeller } from './support/payment-link.ts';
 import { buyerForm, cardForm, configureCheckout, createIntent, MERCHANT_CREDENTIALS, startMerchant, WC, type Merchant } from './support/checkout.ts';
 import { createPlan, SUBSCRIPTIONS, subscribe, subscriptionBody, type TestSeller } from './support/recurrence.ts';
 

@@ -3,7 +3,7 @@
 // parameters as sent.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { redactUrl } from '../../server/http/logging.ts';
-import { startTestServer, tokenForm, type TestServer } from './support/server.ts';
+import { AUTH_BUNDLE, startTestServer, tokenForm, type TestServer } from './support/server.ts';
 
 const SECRETS = {
   client_secret: 'qs-client-secret-1',
@@ -20,7 +20,8 @@ const query = new URLSearchParams({ ...SECRETS, scope: 'kept-scope' }).toString(
 describe('secrets in request URLs', () => {
   let server: TestServer;
   beforeAll(async () => {
-    server = await startTestServer({ config: { logLevel: 'trace' } });
+    // The authentication area's bundle, where the key set is outside the contract and answers 200 to any query.
+    server = await startTestServer({ config: { apiSpec: AUTH_BUNDLE, logLevel: 'trace' } });
   });
   afterAll(() => server?.close());
 

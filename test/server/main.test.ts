@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { freePort, startProcess, type Started } from '../support/processes.ts';
-import { ensureAuthBundle, tokenForm } from './support/server.ts';
+import { AUTH_BUNDLE, tokenForm } from './support/server.ts';
 
 const ROOT = new URL('../../', import.meta.url).pathname;
 
@@ -20,7 +20,7 @@ beforeAll(async () => {
   const port = await freePort();
   server = await startProcess(`${ROOT}node_modules/.bin/tsx`, ['server/main.ts'], /listening on http:\/\/\S+/, {
     cwd: ROOT,
-    env: { PORT: String(port), HOST: '127.0.0.1', DATA_DIR: dataDir, API_SPEC: await ensureAuthBundle(), LOG_LEVEL: 'warn', DATABASE_URL: '' },
+    env: { PORT: String(port), HOST: '127.0.0.1', DATA_DIR: dataDir, API_SPEC: AUTH_BUNDLE, LOG_LEVEL: 'warn', DATABASE_URL: '' },
   });
   url = `http://127.0.0.1:${port}`;
 });

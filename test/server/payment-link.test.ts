@@ -4,8 +4,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { canOrderMove, createOrder, orderTotal, referenceCode, updateOrderStatus } from '../../server/payment-link/orders.ts';
 import { checkDateRange, checkProductImage, checkSellerGuid, detectImageType, foldCase, listQuery } from '../../server/payment-link/service.ts';
-import { BASE, createLink, createSeller, GIF, JPEG, mintToken, PNG, product, setLinkColumns, startPlatformServer, STORES, upload, WEBP, type SandboxSeller } from './support/payment-link.ts';
-import { expectNoStackTrace, type TestServer } from './support/server.ts';
+import { BASE, createLink, createSeller, GIF, JPEG, mintToken, PNG, product, setLinkColumns, STORES, upload, WEBP, type SandboxSeller } from './support/payment-link.ts';
+import { expectNoStackTrace, type TestServer, startPlatformServer } from './support/server.ts';
 
 const UNKNOWN_ID = '0b6f4e7a-2c1d-4b8e-9f3a-5d6c7e8f9a0b';
 const customer = { first_name: 'Mariana', last_name: 'Souza', name: 'Mariana Souza', email: 'mariana@example.com' };

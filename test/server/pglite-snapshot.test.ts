@@ -1,6 +1,7 @@
 // In-memory PGlite starts from the build's pre-initialized, migrated data directory
 // (server/store/pglite-snapshot.ts), still migrates what the snapshot lacks, ignores a snapshot of
 // another PGlite build; reset() clears every object in one cheap script and keeps the demo seller.
+import { startPlatformServer } from './support/server.ts';
 import { randomBytes } from 'node:crypto';
 import { copyFile, mkdtemp, readdir, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -14,7 +15,7 @@ import { sealedSecrets } from '../../server/store/sealed-secrets.ts';
 import type { Store } from '../../server/store/store.ts';
 import { resetSandbox } from '../../server/sandbox/reset.ts';
 import { DEMO_SELLER_ID } from '../../server/sandbox/demo-seller.ts';
-import { createLink, createSeller, startPlatformServer } from './support/payment-link.ts';
+import { createLink, createSeller } from './support/payment-link.ts';
 
 const MIGRATIONS = join(import.meta.dirname, '../../server/store/migrations');
 const dirs: string[] = [];

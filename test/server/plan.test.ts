@@ -1,12 +1,13 @@
 // Plans: createSandboxPlan (sandbox area) and updatePlanStatus (plan API), every status each can
 // answer, the stored state after each call, and seller isolation.
+import { ADMIN, startPlatformServer } from './support/server.ts';
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { debitPlanBlockedInBrazil } from '../../server/plan/service.ts';
 import { DEMO_SELLER_ID } from '../../server/sandbox/demo-seller.ts';
 import { planFloatingData } from '../../server/sandbox/plans/service.ts';
 import type { TestServer } from './support/server.ts';
-import { ADMIN, addSeller, auditOf, createPlan, expectError, PLANS, planBody, startRecurrenceServer, STORES, type TestSeller } from './support/recurrence.ts';
+import { addSeller, auditOf, createPlan, expectError, PLANS, planBody, STORES, type TestSeller } from './support/recurrence.ts';
 
 describe('debitPlanBlockedInBrazil', () => {
   it('blocks only an active debit plan of a BR seller', () => {
@@ -38,7 +39,7 @@ describe.each(STORES)('plans on %s', (kind) => {
   let other: TestSeller;
   let argentine: TestSeller;
   beforeAll(async () => {
-    server = await startRecurrenceServer(kind);
+    server = await startPlatformServer(kind);
     seller = await addSeller(server);
     other = await addSeller(server);
     argentine = await addSeller(server, { country: 'AR', currency: 'ARS' });

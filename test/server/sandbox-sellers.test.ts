@@ -7,8 +7,8 @@ import { newShortId } from '../../server/payment-link/service.ts';
 import { DEMO_SELLER_ID } from '../../server/sandbox/demo-seller.ts';
 import { createSandboxPaymentLink, maxOrdersOf } from '../../server/sandbox/payment-links/service.ts';
 import { defaultPayments } from '../../server/sandbox/sellers/service.ts';
-import { ADMIN, BASE, createLink, createSeller, PNG, product, startPlatformServer, STORES, upload } from './support/payment-link.ts';
-import { expectNoStackTrace, type TestServer } from './support/server.ts';
+import { BASE, createLink, createSeller, PNG, product, STORES, upload } from './support/payment-link.ts';
+import { expectNoStackTrace, type TestServer, ADMIN, startPlatformServer } from './support/server.ts';
 
 const AVAILABILITY: Record<string, string[]> = {
   BR: ['credit', 'debit', 'bankslip', 'instant_payment', 'google_pay', 'apple_pay'],

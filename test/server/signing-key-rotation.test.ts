@@ -10,11 +10,10 @@ import { authenticationRepository } from '../../server/authentication/repository
 import { createLogger } from '../../server/http/logging.ts';
 import { DEMO_SELLER_ID, ensureDemoSeller } from '../../server/sandbox/demo-seller.ts';
 import { PLATFORM_BUNDLE } from '../support/contract.ts';
-import { DEMO, GATEWAY_SCOPE, ISSUER, startTestServer, tokenForm, type TestServer } from './support/server.ts';
+import { ADMIN, DEMO, GATEWAY_SCOPE, ISSUER, startTestServer, tokenForm, type TestServer } from './support/server.ts';
 import { STORE_KINDS } from './support/stores.ts';
 
 const ROTATE = '/sandbox/v1/signing-keys/rotate';
-const ADMIN = 'Bearer sandbox-admin-token';
 const PROTECTED = '/dpy/payment-link/v1/sellers';
 
 let server: TestServer;

@@ -6,7 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { freePort, startProcess, type Started } from '../support/processes.ts';
-import { ensureAuthBundle } from './support/server.ts';
+import { AUTH_BUNDLE } from './support/server.ts';
 
 const ROOT = new URL('../../', import.meta.url).pathname;
 let dataDir: string;
@@ -19,7 +19,7 @@ beforeAll(async () => {
   server = await startProcess(`${ROOT}node_modules/.bin/tsx`, ['server/main.ts'], /listening on http:\/\/\S+/, {
     cwd: ROOT,
     env: {
-      PORT: String(port), HOST: '127.0.0.1', DATA_DIR: dataDir, API_SPEC: await ensureAuthBundle(), LOG_LEVEL: 'warn', DATABASE_URL: '',
+      PORT: String(port), HOST: '127.0.0.1', DATA_DIR: dataDir, API_SPEC: AUTH_BUNDLE, LOG_LEVEL: 'warn', DATABASE_URL: '',
       HEADERS_TIMEOUT_MS: '500', REQUEST_TIMEOUT_MS: '1500',
     },
   });

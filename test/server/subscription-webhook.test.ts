@@ -1,22 +1,11 @@
 // Subscription webhook over HTTP: applySubscriptionEvent moves a payment and its subscription once
 // per idempotency key (per seller), replays byte for byte, refuses reuse and disallowed moves, and
 // is safe under concurrent calls with one key.
+import { startPlatformServer } from './support/server.ts';
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { TestServer } from './support/server.ts';
-import {
-  addSeller,
-  createPlan,
-  dateFromToday,
-  EVENTS,
-  expectError,
-  startRecurrenceServer,
-  STORES,
-  subscribe,
-  subscriptionBody,
-  SUBSCRIPTIONS,
-  type TestSeller,
-} from './support/recurrence.ts';
+import { addSeller, createPlan, dateFromToday, EVENTS, expectError, STORES, subscribe, subscriptionBody, SUBSCRIPTIONS, type TestSeller } from './support/recurrence.ts';
 
 describe.each(STORES)('subscription payment events on %s', (kind) => {
   let server: TestServer;
@@ -24,7 +13,7 @@ describe.each(STORES)('subscription payment events on %s', (kind) => {
   let other: TestSeller;
   let plan: Record<string, any>;
   beforeAll(async () => {
-    server = await startRecurrenceServer(kind);
+    server = await startPlatformServer(kind);
     [seller, other] = [await addSeller(server), await addSeller(server)];
     plan = await createPlan(server, seller);
   });

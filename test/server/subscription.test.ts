@@ -1,23 +1,10 @@
 // Subscription API over HTTP on the joined bundle: createSubscription, getSubscription and
 // updateFloatingInstallment, every status each answers, stored state, and seller isolation.
+import { startPlatformServer } from './support/server.ts';
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { TestServer } from './support/server.ts';
-import {
-  addSeller,
-  auditOf,
-  createPlan,
-  dateFromToday,
-  expectError,
-  expectNoCardDataInLogs,
-  startRecurrenceServer,
-  STORES,
-  subscribe,
-  subscriptionBody,
-  SUBSCRIPTIONS,
-  today,
-  type TestSeller,
-} from './support/recurrence.ts';
+import { addSeller, auditOf, createPlan, dateFromToday, expectError, expectNoCardDataInLogs, STORES, subscribe, subscriptionBody, SUBSCRIPTIONS, today, type TestSeller } from './support/recurrence.ts';
 
 const midnight = (date: string) => `${date}T00:00:00Z`;
 
@@ -29,7 +16,7 @@ describe.each(STORES)('subscriptions on %s', (kind) => {
   let withoutRecurrence: TestSeller;
   let plan: Record<string, any>;
   beforeAll(async () => {
-    server = await startRecurrenceServer(kind);
+    server = await startPlatformServer(kind);
     [seller, other, argentine, withoutRecurrence] = [
       await addSeller(server),
       await addSeller(server),

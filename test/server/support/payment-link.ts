@@ -1,26 +1,16 @@
 // Helpers of the payment link and sandbox seller suites: a server on the joined bundle, on PGlite or
 // (when DATABASE_URL is set) on a fresh PostgreSQL schema; sellers, tokens, links and images.
-import { accessTokens } from '../../../server/authentication/access-tokens.ts';
-import { loadSigningKeys } from '../../../server/authentication/keys.ts';
-import { authenticationRepository } from '../../../server/authentication/repository.ts';
-import { PLATFORM_BUNDLE } from '../../support/contract.ts';
 import type { Store } from '../../../server/store/store.ts';
-import { freshStore } from './stores.ts';
 
 export { STORES } from './stores.ts';
-import { GATEWAY_SCOPE, ISSUER, startTestServer, type TestServer } from './server.ts';
+import { ADMIN, GATEWAY_SCOPE, type TestServer } from './server.ts';
 
 export { mintToken } from './server.ts';
 
-export const ADMIN = 'Bearer sandbox-admin-token';
 export const BASE = '/dpy/payment-link/v1';
 
 
 /** A server enforcing the joined bundle on the given store kind. */
-export async function startPlatformServer(kind: 'pglite' | 'postgres'): Promise<TestServer> {
-  const store = await freshStore(kind);
-  return startTestServer({ config: { apiSpec: PLATFORM_BUNDLE }, store });
-}
 
 export interface SandboxSeller {
   sellerId: string;

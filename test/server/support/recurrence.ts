@@ -6,22 +6,15 @@ import { expect } from 'vitest';
 import { authenticationRepository } from '../../../server/authentication/repository.ts';
 import { hashClientSecret } from '../../../server/authentication/secrets.ts';
 import { DEMO_SELLER } from '../../../server/sandbox/demo-seller.ts';
-import { PLATFORM_BUNDLE } from '../../support/contract.ts';
-import { freshStore } from './stores.ts';
 
 export { STORES } from './stores.ts';
-import { expectNoStackTrace, GATEWAY_SCOPE, startTestServer, type TestServer } from './server.ts';
+import { ADMIN, expectNoStackTrace, GATEWAY_SCOPE, type TestServer } from './server.ts';
 
-export const ADMIN = 'Bearer sandbox-admin-token';
 export const SUBSCRIPTIONS = '/rpy/be-subscription/v1/subscriptions';
 export const PLANS = '/rpy/be-plan/v1/plans';
 export const EVENTS = '/dpm/webhooks/v1/subscriptions/payment/events';
 
 
-export async function startRecurrenceServer(kind: 'pglite' | 'postgres'): Promise<TestServer> {
-  const store = await freshStore(kind);
-  return startTestServer({ config: { apiSpec: PLATFORM_BUNDLE }, store });
-}
 
 export interface TestSeller {
   sellerId: string;
