@@ -6,7 +6,8 @@ import { DEMO_SELLER, DEMO_SELLER_ID } from '../../server/sandbox/demo-seller.ts
 import { webCheckoutRepository } from '../../server/web-checkout/repository.ts';
 import { PLATFORM_BUNDLE } from '../support/contract.ts';
 import { expectNoStackTrace, mintToken, startTestServer, tokenForm, type TestServer } from './support/server.ts';
-import { contractExample, insertTestSeller, storesUnderTest, tokenOf, type TestSeller } from './support/web-checkout.ts';
+import { contractExample, storesUnderTest } from './support/web-checkout.ts';
+import { insertSeller, tokenOf, type InsertedSeller } from './support/sellers.ts';
 
 const PATH = '/dpy/web-checkout/v1/payment-intent';
 const PUBLIC_BASE_URL = 'https://checkout.sandbox.test';
@@ -36,19 +37,19 @@ const customerOf = (country: string, document_type: string, document_number: str
 describe.each(storesUnderTest())('createPaymentIntent on $name', ({ open }) => {
   let server: TestServer;
   let demoToken: string;
-  let argentine: TestSeller;
-  let mexican: TestSeller;
-  let checkoutOff: TestSeller;
-  let flowsOff: TestSeller;
+  let argentine: InsertedSeller;
+  let mexican: InsertedSeller;
+  let checkoutOff: InsertedSeller;
+  let flowsOff: InsertedSeller;
   const tokens: Record<string, string> = {};
 
   beforeAll(async () => {
     server = await startTestServer({ store: await open(), config: { apiSpec: PLATFORM_BUNDLE, publicBaseUrl: PUBLIC_BASE_URL } });
     demoToken = (await server.http.post('/authentication/oauth2/-core/access_token').type('form').send(tokenForm())).body.access_token;
-    argentine = await insertTestSeller(server.store, { country: 'AR', currencies: ['ARS', 'USD'], tradeName: 'Tienda Palermo' });
-    mexican = await insertTestSeller(server.store, { country: 'MX', currencies: ['MXN'], tradeName: 'Tienda Coyoacán' });
-    checkoutOff = await insertTestSeller(server.store, { services: { checkout: false } });
-    flowsOff = await insertTestSeller(server.store, { services: { card_verification: false, preauthorization: false } });
+    argentine = await insertSeller(server.store, { country: 'AR', currencies: ['ARS', 'USD'], tradeName: 'Tienda Palermo' });
+    mexican = await insertSeller(server.store, { country: 'MX', currencies: ['MXN'], tradeName: 'Tienda Coyoacán' });
+    checkoutOff = await insertSeller(server.store, { services: { checkout: false } });
+    flowsOff = await insertSeller(server.store, { services: { card_verification: false, preauthorization: false } });
     for (const s of [argentine, mexican, checkoutOff, flowsOff]) tokens[s.sellerId] = await tokenOf(server, s);
   });
   afterAll(() => server?.close());
@@ -246,7 +247,7 @@ describe.each(storesUnderTest())('createPaymentIntent on $name', ({ open }) => {
 
   describe('404', () => {
     it('answers when the token\'s seller no longer exists', async () => {
-      const gone = await insertTestSeller(server.store);
+      const gone = await insertSeller(server.store);
       const token = await tokenOf(server, gone);
       await server.store.query('DELETE FROM sellers WHERE seller_id = $1', [gone.sellerId]);
       expectError(await post(token, standard()), 404, {

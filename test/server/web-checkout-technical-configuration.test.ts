@@ -6,7 +6,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { webCheckoutRepository } from '../../server/web-checkout/repository.ts';
 import { PLATFORM_BUNDLE } from '../support/contract.ts';
 import { expectNoStackTrace, mintToken, startTestServer, type TestServer } from './support/server.ts';
-import { insertTestSeller, storesUnderTest, tokenOf, type TestSeller } from './support/web-checkout.ts';
+import { storesUnderTest } from './support/web-checkout.ts';
+import { insertSeller, tokenOf, type InsertedSeller } from './support/sellers.ts';
 import { PUBLIC_V4, PUBLIC_V6, tableResolver } from './support/resolvers.ts';
 
 const PATH = '/dpy/web-checkout/v1/technical-configurations';
@@ -23,7 +24,7 @@ const validationError = (details: Array<{ field?: string; message: string }>) =>
 describe.each(storesUnderTest())('updateTechnicalConfiguration on $name', ({ open }) => {
   let server: TestServer;
   let strictServer: TestServer;
-  const sellers: Record<string, TestSeller> = {};
+  const sellers: Record<string, InsertedSeller> = {};
   const tokens: Record<string, string> = {};
 
   beforeAll(async () => {
@@ -44,7 +45,7 @@ describe.each(storesUnderTest())('updateTechnicalConfiguration on $name', ({ ope
     });
     const options = { first: {}, second: { country: 'MX', currencies: ['MXN'] }, checkoutOff: { services: { checkout: false } }, fresh: {}, strict: {} };
     for (const [name, o] of Object.entries(options)) {
-      sellers[name] = await insertTestSeller(server.store, o);
+      sellers[name] = await insertSeller(server.store, o);
       tokens[name] = await tokenOf(server, sellers[name]!);
     }
   });
@@ -170,7 +171,7 @@ describe.each(storesUnderTest())('updateTechnicalConfiguration on $name', ({ ope
     });
 
     it('answers when the token\'s seller no longer exists', async () => {
-      const gone = await insertTestSeller(server.store);
+      const gone = await insertSeller(server.store);
       const token = await tokenOf(server, gone);
       await server.store.query('DELETE FROM sellers WHERE seller_id = $1', [gone.sellerId]);
       const res = await server.http.patch(PATH).set('Authorization', `Bearer ${token}`).send({ success_url: 'https://a.example' });

@@ -3,7 +3,8 @@
 import type { Store } from '../../../server/store/store.ts';
 
 export { STORES } from './stores.ts';
-import { ADMIN, GATEWAY_SCOPE, type TestServer } from './server.ts';
+import { ADMIN, type TestServer } from './server.ts';
+import { tokenOf } from './sellers.ts';
 
 export { mintToken } from './server.ts';
 
@@ -28,20 +29,11 @@ export async function createSeller(server: TestServer, overrides: Record<string,
     .send({ trade_name: 'Loja Teste', email: 'loja@example.com', country: 'BR', currencies: ['BRL'], ...overrides });
   if (res.status !== 201) throw new Error(`seller creation answered ${res.status}: ${JSON.stringify(res.body)}`);
   const { client_id, client_secret } = res.body.credentials;
-  const token = await tokenOf(server, client_id, client_secret);
+  const token = await tokenOf(server, { clientId: client_id, clientSecret: client_secret });
   return { sellerId: res.body.seller.seller_id, clientId: client_id, clientSecret: client_secret, token, body: res.body };
 }
 
-export async function tokenOf(server: TestServer, clientId: string, clientSecret: string): Promise<string> {
-  const res = await server.http
-    .post('/authentication/oauth2/-core/access_token')
-    .type('form')
-    .send({ grant_type: 'client_credentials', client_id: clientId, client_secret: clientSecret, scope: GATEWAY_SCOPE });
-  if (res.status !== 200) throw new Error(`token answered ${res.status}: ${JSON.stringify(res.body)}`);
-  return res.body.access_token;
-}
 
-/** A token signed with the server's own key, for a seller id of our choosing (a non-GUID, say). */
 export const product = (overrides: Record<string, unknown> = {}) => ({ product_type: 'service', title: 'Consultoria', amount: 10000, ...overrides });
 
 /** Creates a link through POST /sandbox/v1/payment-links; answers its body. */

@@ -1,14 +1,12 @@
 // Helpers of the subscription, plan and subscription webhook suites: a server on the joined bundle,
 // on PGlite or (when DATABASE_URL is set) on a fresh PostgreSQL schema; sellers inserted directly
 // (a second BR seller, an AR seller, one without Recurrence), tokens, plans and subscriptions.
-import { randomUUID } from 'node:crypto';
 import { expect } from 'vitest';
-import { authenticationRepository } from '../../../server/authentication/repository.ts';
-import { hashClientSecret } from '../../../server/authentication/secrets.ts';
 import { DEMO_SELLER } from '../../../server/sandbox/demo-seller.ts';
 
 export { STORES } from './stores.ts';
-import { ADMIN, expectNoStackTrace, GATEWAY_SCOPE, type TestServer } from './server.ts';
+import { ADMIN, expectNoStackTrace, type TestServer } from './server.ts';
+import { insertSeller, tokenOf } from './sellers.ts';
 
 export const SUBSCRIPTIONS = '/rpy/be-subscription/v1/subscriptions';
 export const PLANS = '/rpy/be-plan/v1/plans';
@@ -23,25 +21,12 @@ export interface TestSeller {
   auth: { Authorization: string };
 }
 
-/** Inserts a seller and an API client (hashed secret), then gets a token through the token endpoint. */
+/** A seller of the recurrence suites (insertSeller with the demo seller's payment methods) and its token. */
 export async function addSeller(server: TestServer, options: { country?: string; recurrence?: boolean; currency?: string } = {}): Promise<TestSeller> {
   const { country = 'BR', recurrence = true, currency = 'BRL' } = options;
-  const sellerId = randomUUID();
-  const clientId = `client-${sellerId.slice(0, 8)}`;
-  const clientSecret = `secret-${randomUUID()}`;
-  const s = DEMO_SELLER;
-  await server.store.query(
-    `INSERT INTO sellers (seller_id, merchant_id, seller_code, trade_name, email, country, currencies, services, payments, tenant, recurrence_enabled)
-     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)`,
-    [sellerId, s.merchant_id, `T-${sellerId.slice(0, 8)}`, 'Loja Teste', 'loja@example.com', country, [currency], JSON.stringify(s.services), JSON.stringify(s.payments), 'sandbox', recurrence],
-  );
-  await authenticationRepository(server.store).insertApiClient({ clientId, sellerId, secretHash: await hashClientSecret(clientSecret) });
-  const res = await server.http
-    .post('/authentication/oauth2/-core/access_token')
-    .type('form')
-    .send({ grant_type: 'client_credentials', client_id: clientId, client_secret: clientSecret, scope: GATEWAY_SCOPE });
-  expect(res.status).toBe(200);
-  return { sellerId, clientId, country, auth: { Authorization: `Bearer ${res.body.access_token}` } };
+  const seller = await insertSeller(server.store, { country, recurrence, currencies: [currency], tradeName: 'Loja Teste', email: 'loja@example.com', payments: DEMO_SELLER.payments });
+  const token = await tokenOf(server, seller);
+  return { sellerId: seller.sellerId, clientId: seller.clientId, country, auth: { Authorization: `Bearer ${token}` } };
 }
 
 export function planBody(seller: TestSeller, overrides: Record<string, unknown> = {}) {
