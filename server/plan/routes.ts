@@ -4,16 +4,9 @@ import { accessTokenOf } from '../authentication/bearer.ts';
 import { typedRouter } from '../http/typed-router.ts';
 import { presentPlan, updatePlanStatus } from './service.ts';
 
-export const planRoutes: AreaRoutes = ({ store }) => {
-  const api = typedRouter();
-  api.patch('/rpy/be-plan/v1/plans/{plan_id}/status/{status}', async (req, res) => {
-    const plan = await updatePlanStatus(store, {
-      token: accessTokenOf(req),
-      planId: req.params.plan_id,
-      status: req.params.status,
-      username: req.get('username'),
-    });
+export const planRoutes: AreaRoutes = ({ store }) =>
+  typedRouter().patch('/rpy/be-plan/v1/plans/{plan_id}/status/{status}', async (req, res) => {
+    const { plan_id: planId, status } = req.params;
+    const plan = await updatePlanStatus(store, { token: accessTokenOf(req), planId, status, username: req.get('username') });
     res.status(200).json(presentPlan(plan));
-  });
-  return api.router;
-};
+  }).router;
