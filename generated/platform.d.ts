@@ -4442,11 +4442,6 @@ export interface components {
     requestBodies: never;
     headers: {
         /**
-         * @description Seconds to wait before sending the request again.
-         * @example 1
-         */
-        RetryAfter: number;
-        /**
          * @description The client's remaining quota under the limit, as the IETF `RateLimit` header field
          *     (draft-ietf-httpapi-ratelimit-headers-08): the policy name, `r` the requests left in the window,
          *     `t` the seconds until the window resets. Sent with every answer counted by the limit.
@@ -4461,6 +4456,11 @@ export interface components {
          * @example "per-client"; q=200; w=1; pk=:ZDBjNWIyYzBlMzFh:
          */
         RateLimitPolicy: string;
+        /**
+         * @description Seconds to wait before sending the request again.
+         * @example 1
+         */
+        RetryAfter: number;
     };
     pathItems: never;
 }
@@ -4482,6 +4482,8 @@ export interface operations {
             /** @description Access token issued. */
             200: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4518,6 +4520,8 @@ export interface operations {
             /** @description Access token issued. */
             200: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4628,6 +4632,8 @@ export interface operations {
                      * @example 2
                      */
                     "X-Total-Count": number;
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4680,6 +4686,8 @@ export interface operations {
             /** @description The payment link. */
             200: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4717,6 +4725,8 @@ export interface operations {
             /** @description The seller. */
             200: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4758,6 +4768,8 @@ export interface operations {
             /** @description The seller's business configuration. */
             200: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4810,6 +4822,8 @@ export interface operations {
             /** @description The order. */
             200: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4865,6 +4879,8 @@ export interface operations {
             /** @description The image is stored. */
             201: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4919,6 +4935,8 @@ export interface operations {
             /** @description Payment intent created. */
             201: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5003,6 +5021,8 @@ export interface operations {
             /** @description The whole configuration after the merge (never the password). */
             200: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5074,6 +5094,8 @@ export interface operations {
             /** @description Subscription created. */
             201: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5166,6 +5188,8 @@ export interface operations {
             /** @description The subscription. */
             200: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5227,6 +5251,8 @@ export interface operations {
             /** @description Installment changed; the subscription's floating data. */
             200: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5320,6 +5346,8 @@ export interface operations {
             /** @description The plan, with its new status. */
             200: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5386,6 +5414,8 @@ export interface operations {
             /** @description Event applied (or replayed for a repeated idempotency key). */
             200: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5463,6 +5493,8 @@ export interface operations {
             /** @description Seller created; the credentials are shown once. */
             201: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5504,6 +5536,8 @@ export interface operations {
             /** @description The seller's deliveries, newest first. */
             200: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5535,6 +5569,8 @@ export interface operations {
             /** @description The delivery. */
             200: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5566,6 +5602,8 @@ export interface operations {
             /** @description The delivery is due now; the worker sends it on its next pass. */
             202: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5595,6 +5633,8 @@ export interface operations {
             /** @description Plan created. */
             201: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5626,6 +5666,8 @@ export interface operations {
             /** @description Clock created. */
             201: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5667,6 +5709,8 @@ export interface operations {
             /** @description The clock. */
             200: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5702,6 +5746,8 @@ export interface operations {
             /** @description The clock at its new time; everything due up to it has run. */
             200: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5743,6 +5789,8 @@ export interface operations {
             /** @description Canceled. */
             200: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5783,6 +5831,8 @@ export interface operations {
             /** @description The installments and their attempts. */
             200: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5812,6 +5862,8 @@ export interface operations {
             /** @description Payment link created. */
             201: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5839,6 +5891,8 @@ export interface operations {
             /** @description The key set. */
             200: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5862,6 +5916,8 @@ export interface operations {
             /** @description Rotated. */
             200: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     [name: string]: unknown;
                 };
                 content: {

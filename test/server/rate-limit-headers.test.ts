@@ -57,3 +57,24 @@ describe('the shared 429 of every area', () => {
     expect(check(res.body), JSON.stringify(check.errors)).toBe(true);
   });
 });
+
+describe('the RateLimit fields of a success', () => {
+  it('are documented on every 2xx response of every operation, and sent on a counted 200', async () => {
+    const undocumented = operationsOf(doc).flatMap((operation) =>
+      Object.entries<any>(operation.operation.responses)
+        .filter(([status, response]) => status.startsWith('2') && !('$ref' in response))
+        .filter(([, response]) => !(response.headers?.RateLimit && response.headers?.['RateLimit-Policy']))
+        .map(([status]) => `${operation.operationId} ${status}`),
+    );
+    expect(undocumented).toEqual([]);
+    const server = await startTestServer({ config: { rateLimit: { limit: 5, windowMs: 1_000 } } });
+    try {
+      const res = await server.http.post('/authentication/oauth2/-core/access_token').type('form').send(tokenForm());
+      expect(res.status).toBe(200);
+      expect(res.headers['ratelimit']).toMatch(/^"per-client"; r=4; t=1$/);
+      expect(res.headers['ratelimit-policy']).toMatch(/^"per-client"; q=5; w=1; pk=:[^:]+:$/);
+    } finally {
+      await server.close();
+    }
+  });
+});
