@@ -63,7 +63,8 @@ mock: $(INSTALLED) ## Serve the joined bundle with the Prism mock on MOCK_PORT (
 
 docs: $(DOCS_OUT) ## Render the offline HTML reference of every area to DOCS_OUT (server/docs/index.html, shipped with the sandbox).
 
-# scripts/docs.ts adds the README's decisions tables and shortens each decision to a marker linking there.
+# scripts/docs.ts adds the README's decisions tables and an index of every decision, each decision lead-in
+# shortened to a marker ("Decision D12 ↗") linking to its own entry there.
 $(DOCS_OUT): generated/platform.openapi.json README.md scripts/docs.ts | $(INSTALLED)
 	$(BIN)/tsx scripts/docs.ts $(DOCS_OUT)
 

@@ -9,7 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { launchBrowser } from '../support/browser.ts';
 import { loadPlatform, operationsOf } from '../support/contract.ts';
 import { AREAS, introductionTag } from '../../scripts/areas.ts';
-import { AREA_SECTION, DECISIONS_ANCHOR } from '../../scripts/docs.ts';
+import { DECISIONS_ANCHOR, INDEX_HEADING, decisionAnchor, docsDocument, type Decision } from '../../scripts/docs.ts';
 
 const run = promisify(execFile);
 const doc = loadPlatform();
@@ -63,16 +63,39 @@ describe('the HTML reference', () => {
     }
   });
 
-  it('shows each decision as a short marker linking to its table, none as the long lead-in', () => {
+  it('shows each decision as a short marker linking to its own entry, none as the long lead-in', () => {
     expect(html).not.toContain('Package decision');
+    // The README's tables are carried whole, each area under its own heading.
     const readme = readFileSync(join(root, 'README.md'), 'utf8');
-    const sections = [...readme.slice(readme.indexOf('## Contract decisions')).matchAll(/^### (.+)$/gm)].map((m) =>
-      m[1]!.toLowerCase().replace(/,/g, '').replace(/ /g, '-'),
-    );
-    for (const section of Object.values(AREA_SECTION)) expect(sections).toContain(section);
-    const links = [...html.matchAll(new RegExp(`\\[Decision ↗\\]\\(${DECISIONS_ANCHOR}/([a-z-]+)\\)`, 'g'))].map((m) => m[1]);
-    expect(links.length).toBeGreaterThan(100);
-    for (const link of new Set(links)) expect(sections).toContain(link);
+    for (const [, heading] of readme.slice(readme.indexOf('## Contract decisions')).matchAll(/^### (.+)$/gm)) {
+      expect(html).toContain(`### ${heading}`);
+    }
+    // Every marker links to an entry of the index, and every entry is linked by at least one marker.
+    const markers = [...html.matchAll(/\*\*\[Decision (D\d+) ↗\]\(([^)]+)\):\*\*/g)].map(([, id, href]) => ({ id: id!, href: href! }));
+    const entries = [...html.matchAll(/#### (D\d+) ([^\\]+)\\n/g)].map(([, id, where]) => ({ id: id!, href: decisionAnchor({ id: id!, places: [where!] }) }));
+    expect(html).toContain(`### ${INDEX_HEADING}`);
+    expect(entries.length).toBeGreaterThan(150);
+    expect(new Set(entries.map((e) => e.id)).size).toBe(entries.length);
+    expect(new Set(markers.map((m) => m.id))).toEqual(new Set(entries.map((e) => e.id)));
+    for (const m of markers) expect(m.href, m.id).toBe(entries.find((e) => e.id === m.id)!.href);
+  });
+
+  it('lists each decision with where it stands, what the seed says and the decision itself', () => {
+    const platform = JSON.parse(readFileSync(join(root, 'generated', 'platform.openapi.json'), 'utf8'));
+    const decisions: Decision[] = [];
+    docsDocument(platform, readFileSync(join(root, 'README.md'), 'utf8'), decisions);
+    // The bundle's lead-ins, counted from the source: each became an entry or joined one.
+    const leadIns = JSON.stringify(platform).match(/\*\*Package decision/g)!.length;
+    expect(decisions.length).toBeLessThanOrEqual(leadIns);
+    expect(decisions.reduce((n, d) => n + d.places.length, 0)).toBeGreaterThanOrEqual(decisions.length);
+    const dateRange = decisions.find((d) => d.places.includes('listPaymentLinks') && d.text.startsWith('422 `invalid_date_range`'));
+    expect(dateRange?.seed, 'the 422 decision of listPaymentLinks').toBe('the seed does not say when 422 happens');
+    for (const d of decisions) {
+      expect(d.text, d.id).not.toMatch(/Package decision|^\s*$/);
+      // The page embeds the document as JSON (`<` as \u003c): the entry's first line, as written there.
+      const firstLine = JSON.stringify(d.text.split('\n')[0]!.slice(0, 60)).slice(1, -1).replace(/</g, '\\u003c');
+      expect(html, d.id).toContain(d.text.includes('\n') ? `**Decision:**\\n\\n${firstLine}` : `**Decision:** ${firstLine}`);
+    }
   });
 
   it('is one offline file: no script, style sheet or font loaded from elsewhere', () => {
@@ -139,14 +162,28 @@ describe('the HTML reference, rendered in Chromium', () => {
       // The sidebar groups each area under its title, its introduction first.
       const sidebar = await page.evaluate(() => document.body.innerText);
       for (const { title } of introductions) expect(sidebar).toContain(`${title}\nIntroduction`);
-      // A decision marker is a link to the decisions tables, which the page shows.
-      const marker = page.locator(`a[href^="${DECISIONS_ANCHOR}/"]`).first();
+      // A decision marker leads to its own entry, which the page shows in view.
+      const fresh = await browser.newPage();
+      await fresh.goto(`file://${join(dir, 'index.html')}#/payment-links/listpaymentlinks`);
+      const marker = fresh.locator(`a[href^="${DECISIONS_ANCHOR}/d"][href$="-listpaymentlinks"]`).first();
+      await expect.poll(() => marker.count(), { timeout: 10_000 }).toBe(1);
+      const href = (await marker.getAttribute('href'))!;
+      const id = /Decision (D\d+)/.exec(await marker.innerText())![1]!;
       await marker.click();
-      await expect.poll(() => page.evaluate(() => location.hash), { timeout: 10_000 }).toMatch(/^#\/contract-decisions\//);
-      const target = decodeURIComponent((await page.evaluate(() => location.hash)).slice(2));
-      const table = page.locator(`[id="${target}"]`);
-      await expect.poll(() => table.count(), { timeout: 10_000 }).toBe(1);
-      expect(await table.innerText()).toContain('The seed says');
+      await expect.poll(() => fresh.evaluate(() => location.hash), { timeout: 10_000 }).toBe(href);
+      const entry = fresh.locator(`[id="${href.slice(1)}"]`);
+      await expect.poll(() => entry.count(), { timeout: 10_000 }).toBe(1);
+      expect(await entry.innerText()).toMatch(new RegExp(`^${id} listPaymentLinks`));
+      await expect.poll(() => entry.evaluate((e) => { const r = e.getBoundingClientRect(); return r.top >= 0 && r.bottom <= innerHeight; }), { timeout: 10_000 }).toBe(true);
+      // The first, a middle and the last entry, each opened from its link, show in view too (the page
+      // renders the headings near the one shown, so each is opened in turn).
+      const targets = [...new Set([...html.matchAll(/↗\]\((#[^)]+)\)/g)].map((m) => m[1]!))];
+      for (const target of [targets[0]!, targets[Math.floor(targets.length / 2)]!, targets.at(-1)!]) {
+        await fresh.goto(`file://${join(dir, 'index.html')}${target}`);
+        const heading = fresh.locator(`h4[id="${target.slice(1)}"]`);
+        await expect.poll(() => heading.count(), { timeout: 10_000 }).toBe(1);
+        await expect.poll(() => heading.evaluate((e) => e.getBoundingClientRect().top >= 0 && e.getBoundingClientRect().bottom <= innerHeight), { timeout: 10_000 }).toBe(true);
+      }
     } finally {
       await browser.close();
     }
