@@ -5,17 +5,21 @@
 //
 // Breaking, unless the major version of info.version changes:
 // - removed-operation: an operation (path and method) or a webhook is gone;
-// - removed-response-field: a property of a response body (or of a webhook's payload) is gone;
+// - removed-response-field: a property of a response body (or of a webhook's payload) is gone, or
+//   is no longer required (clients read it without checking);
+// - removed-response-header: a header of a response is gone, or is no longer required;
 // - removed-enum-value: a value of an enum is gone, in a request or a response;
 // - added-enum-value: a response enum got a value and is not open (`x-extensible-enum: true` in the
 //   released contract: clients of an open enum are told to expect new values, e.g. error codes);
 // - new-required-request-field: a request body property, or a parameter, is newly required;
 // - narrowed-type: a request accepts less (a type dropped, a bound tightened, a pattern or enum
-//   added), or a response may carry a type it could not before.
+//   added, an alternative of a oneOf/anyOf no longer accepted), or a response may carry a type it
+//   could not before (a header's too, or an alternative no released one describes).
 
 export type Rule =
   | 'removed-operation'
   | 'removed-response-field'
+  | 'removed-response-header'
   | 'removed-enum-value'
   | 'added-enum-value'
   | 'new-required-request-field'
@@ -156,16 +160,64 @@ class Checker {
       for (const name of aShape.required) {
         if (!bShape.required.has(name)) this.add('new-required-request-field', `${where}.${name}`, `request field ${name} is newly required`);
       }
+    } else {
+      for (const name of bShape.required) {
+        if (!aShape.required.has(name) && name in aShape.properties) {
+          this.add('removed-response-field', `${where}.${name}`, `response field ${name} is no longer required (clients read it without checking)`);
+        }
+      }
     }
     if (b.items && a.items) this.schema(b.items, a.items, side, `${where}[]`);
     if (b.additionalProperties && a.additionalProperties && typeof b.additionalProperties === 'object') {
       this.schema(b.additionalProperties, a.additionalProperties, side, `${where}{}`);
     }
     for (const k of ['oneOf', 'anyOf'] as const) {
-      if (Array.isArray(b[k]) && Array.isArray(a[k]) && b[k].length === a[k].length) {
+      if (!Array.isArray(b[k]) || !Array.isArray(a[k])) continue;
+      if (b[k].length === a[k].length) {
         b[k].forEach((member: any, i: number) => this.schema(member, a[k][i], side, `${where}(${k}[${i}])`));
+      } else {
+        this.alternatives(b[k], a[k], side, `${where}(${k})`);
       }
     }
+  }
+
+  /**
+   * `oneOf`/`anyOf` lists of different lengths: each alternative a client relies on must still have a
+   * counterpart that breaks nothing. In a request, each released alternative (what clients send)
+   * must still be accepted by a current one; in a response, each current alternative (what clients
+   * may now receive) must be one they knew. An alternative is paired with the one of the same `$ref`
+   * first, else with any that compares clean; one left without a counterpart is a narrowed type.
+   */
+  private alternatives(bList: any[], aList: any[], side: Side, where: string): void {
+    const name = (m: any) => (typeof m?.$ref === 'string' ? m.$ref.split('/').pop() : undefined);
+    const label = (m: any, i: number) => name(m) ?? `#${i}`;
+    // The list clients rely on, and the list each of its members must find a counterpart in.
+    const [relied, offered] = side === 'request' ? [bList, aList] : [aList, bList];
+    relied.forEach((member, i) => {
+      const pair = (other: any) => (side === 'request' ? this.trial(member, other, side, where) : this.trial(other, member, side, where));
+      const sameRef = offered.find((o) => name(o) !== undefined && name(o) === name(member));
+      if (sameRef) {
+        // The same component on both sides: its own changes are reported as they are.
+        if (side === 'request') this.schema(member, sameRef, side, `${where}[${label(member, i)}]`);
+        else this.schema(sameRef, member, side, `${where}[${label(member, i)}]`);
+        return;
+      }
+      if (offered.some((o) => pair(o).length === 0)) return;
+      this.add(
+        'narrowed-type',
+        `${where}[${label(member, i)}]`,
+        side === 'request'
+          ? `the alternative ${label(member, i)} is accepted by no alternative any more`
+          : `may now answer the alternative ${label(member, i)}, which no released alternative describes`,
+      );
+    });
+  }
+
+  /** The findings of comparing one pair on its own, without adding them. */
+  private trial(bRaw: any, aRaw: any, side: Side, where: string): Finding[] {
+    const checker = new Checker(this.before, this.after);
+    checker.schema(bRaw, aRaw, side, where);
+    return checker.findings;
   }
 
   content(bContent: any, aContent: any, side: Side, where: string): void {
@@ -193,6 +245,23 @@ class Checker {
     }
   }
 
+  /** The headers of one response: each released one still sent (and still required if it was), its schema as a response's. */
+  headers(bHeaders: any, aHeaders: any, where: string): void {
+    const byName = (doc: Doc, headers: any) =>
+      new Map(Object.entries<any>(headers ?? {}).map(([name, h]) => [name.toLowerCase(), resolve(doc, h)]));
+    const before = byName(this.before, bHeaders);
+    const after = byName(this.after, aHeaders);
+    for (const [name, b] of before) {
+      const a = after.get(name);
+      if (!a) {
+        this.add('removed-response-header', `${where} header ${name}`, `response header ${name} removed`);
+        continue;
+      }
+      if (b?.required && !a.required) this.add('removed-response-header', `${where} header ${name}`, `response header ${name} is no longer required`);
+      if (b?.schema && a.schema) this.schema(b.schema, a.schema, 'response', `${where} header ${name}`);
+    }
+  }
+
   /** `inbound` is false for a webhook: the platform sends it, so its body is what clients read. */
   operation(bItem: any, bOp: any, aItem: any, aOp: any, where: string, inbound: boolean): void {
     this.seen.clear();
@@ -204,7 +273,9 @@ class Checker {
     if (!inbound) return;
     for (const [status, bRes] of Object.entries<any>(bOp.responses ?? {})) {
       const aRes = aOp.responses?.[status];
-      if (aRes) this.content(resolve(this.before, bRes).content, resolve(this.after, aRes).content, 'response', `${where} response ${status}`);
+      if (!aRes) continue;
+      this.content(resolve(this.before, bRes).content, resolve(this.after, aRes).content, 'response', `${where} response ${status}`);
+      this.headers(resolve(this.before, bRes).headers, resolve(this.after, aRes).headers, `${where} response ${status}`);
     }
   }
 

@@ -18,7 +18,23 @@ function contract(edit: (doc: any) => void = () => {}, version = '1.0.0'): any {
     paths: {
       '/items': {
         parameters: [{ name: 'page', in: 'query', schema: { type: 'integer', maximum: 100 } }],
-        get: { operationId: 'listItems', responses: { '200': { description: 'ok' } } },
+        get: {
+          operationId: 'listItems',
+          responses: {
+            '200': {
+              description: 'ok',
+              headers: { 'X-Total-Count': { required: true, schema: { type: 'integer', format: 'int32' } }, 'X-Page': { schema: { type: 'integer' } } },
+              content: {
+                'application/json': {
+                  schema: {
+                    type: 'array',
+                    items: { oneOf: [{ $ref: '#/components/schemas/Item' }, { type: 'object', required: ['kind'], properties: { kind: { type: 'string', enum: ['folder'] } } }] },
+                  },
+                },
+              },
+            },
+          },
+        },
         post: {
           operationId: 'createItem',
           requestBody: { required: true, content: { 'application/json': { schema: { $ref: '#/components/schemas/ItemRequest' } } } },
@@ -44,10 +60,12 @@ function contract(edit: (doc: any) => void = () => {}, version = '1.0.0'): any {
             note: { type: ['string', 'null'], maxLength: 200 },
             color: { type: 'string', enum: ['red', 'blue'] },
             amount: { type: 'number' },
+            payer: { anyOf: [{ type: 'string', maxLength: 20 }, { type: 'object', properties: { email: { type: 'string', maxLength: 254 } } }] },
           },
         },
         Item: {
           type: 'object',
+          required: ['id'],
           properties: {
             id: { type: 'string' },
             name: { type: 'string' },
@@ -86,12 +104,36 @@ describe('the breaking-change rules', () => {
     ['a parameter bound tightened', (d) => (d.paths['/items'].parameters[0].schema.maximum = 50), 'narrowed-type'],
     ['a request pattern added', (d) => (schemas(d).ItemRequest.properties.name.pattern = '^[a-z]+$'), 'narrowed-type'],
     ['a response type widened', (d) => (schemas(d).Item.properties.id.type = ['string', 'null']), 'narrowed-type'],
+    ['a response field no longer required', (d) => (schemas(d).Item.required = []), 'removed-response-field'],
+    ['a response header removed', (d) => delete d.paths['/items'].get.responses['200'].headers['X-Total-Count'], 'removed-response-header'],
+    ['a response header no longer required', (d) => (d.paths['/items'].get.responses['200'].headers['X-Total-Count'].required = false), 'removed-response-header'],
+    ['a response header type widened', (d) => (d.paths['/items'].get.responses['200'].headers['X-Page'].schema.type = ['integer', 'string']), 'narrowed-type'],
+    ['a request alternative dropped (anyOf shorter)', (d) => schemas(d).ItemRequest.properties.payer.anyOf.pop(), 'narrowed-type'],
+    [
+      'a request alternative narrowed inside a longer anyOf',
+      (d) => (schemas(d).ItemRequest.properties.payer.anyOf = [{ type: 'string', maxLength: 10 }, schemas(d).ItemRequest.properties.payer.anyOf[1], { type: 'integer' }]),
+      'narrowed-type',
+    ],
+    ['a response alternative added (oneOf longer)', (d) => d.paths['/items'].get.responses['200'].content['application/json'].schema.items.oneOf.push({ type: 'string' }), 'narrowed-type'],
   ];
   for (const [name, edit, rule] of cases) {
     it(`flags ${name} (${rule})`, () => {
       expect(rulesOf(edit)).toContain(rule);
     });
   }
+
+  it('follows an alternative of a oneOf that got longer into its own fields', () => {
+    const result = compare(
+      contract(),
+      contract((d) => {
+        d.paths['/items'].get.responses['200'].content['application/json'].schema.items.oneOf.push({ $ref: '#/components/schemas/Error' });
+        delete schemas(d).Item.properties.name;
+      }),
+    );
+    const wheres = result.breaking.map((f) => `${f.rule} ${f.where}`);
+    expect(wheres).toContain('removed-response-field GET /items response 200 application/json[](oneOf)[Item].name');
+    expect(wheres).toContain('narrowed-type GET /items response 200 application/json[](oneOf)[Error]');
+  });
 
   it('flags a webhook payload like a response: a field removed from what the merchant receives', () => {
     const result = compare(contract(), contract((d) => delete schemas(d).Item.properties.id));
@@ -107,6 +149,16 @@ describe('the breaking-change rules', () => {
       schemas(d).ItemRequest.properties.color.enum.push('green');
       schemas(d).ItemRequest.properties.name.maxLength = 80;
       schemas(d).ItemRequest.properties.amount.type = ['number', 'null'];
+      // A response header added, a header made required, a request alternative added, a response alternative removed.
+      d.paths['/items'].get.responses['200'].headers['X-Next'] = { schema: { type: 'string' } };
+      d.paths['/items'].get.responses['200'].headers['X-Page'].required = true;
+      schemas(d).ItemRequest.properties.payer.anyOf.push({ type: 'integer' });
+      d.paths['/items'].get.responses['200'].content['application/json'].schema.items.oneOf.pop();
+      // A response field made required; header names compare without case.
+      schemas(d).Item.required.push('name');
+      const headers = d.paths['/items'].get.responses['200'].headers;
+      headers['x-total-count'] = headers['X-Total-Count'];
+      delete headers['X-Total-Count'];
     });
     expect(rules).toEqual([]);
   });
