@@ -983,7 +983,7 @@ export interface components {
          *     **Package decision (the seed lists no codes and marks no field required):** the three fields are
          *     always sent (required), and `error_code` is one of `invalid_request`, `unsupported_grant_type`,
          *     `invalid_scope` (400), `invalid_credentials` (401), `payload_too_large` (413) or
-         *     `too_many_requests` (429).
+         *     `too_many_requests` (429) or `internal_error` (500).
          */
         TokenError: {
             /** @description Machine-readable error code. */
@@ -1036,8 +1036,8 @@ export interface components {
          *     **Package decision (the seed shows only the invalid credentials case and marks no field
          *     required):** both fields are always sent (required). `error` is one of `invalid_request`,
          *     `unsupported_grant_type` (400) or `invalid_client` (401), as in RFC 6749, section 5.2; a body
-         *     over the size limit answers 413 with `invalid_request`, and too many requests answer 429 with
-         *     `too_many_requests`.
+         *     over the size limit answers 413 with `invalid_request`, too many requests answer 429 with
+         *     `too_many_requests`, and an unexpected failure answers 500 with `server_error`.
          */
         OAuthError: {
             /** @description Machine-readable error. */
@@ -3989,6 +3989,19 @@ export interface components {
                 "application/json": components["schemas"]["TokenError"];
             };
         };
+        /**
+         * @description Unexpected failure. **Package decision (the seed does not show the token endpoint's failures):**
+         *     an unexpected failure answers 500 in the form's error body, `error_code` `internal_error`, with a
+         *     message that reveals nothing of the cause. It may succeed when sent again later.
+         */
+        TokenInternalError: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["TokenError"];
+            };
+        };
         /** @description Invalid credentials (missing, malformed or wrong Basic header). */
         OAuthUnauthorized: {
             headers: {
@@ -4033,6 +4046,20 @@ export interface components {
                 "Retry-After": components["headers"]["RetryAfter"];
                 RateLimit: components["headers"]["RateLimit"];
                 "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["OAuthError"];
+            };
+        };
+        /**
+         * @description Unexpected failure. **Package decision (the seed does not show the token endpoint's failures):**
+         *     an unexpected failure answers 500 with `error` `server_error` (the RFC 6749 value, section
+         *     4.1.2.1) and a description that reveals nothing of the cause. It may succeed when sent again
+         *     later.
+         */
+        OAuthInternalError: {
+            headers: {
                 [name: string]: unknown;
             };
             content: {
@@ -4502,6 +4529,7 @@ export interface operations {
             401: components["responses"]["TokenUnauthorized"];
             413: components["responses"]["TokenPayloadTooLarge"];
             429: components["responses"]["TokenTooManyRequests"];
+            500: components["responses"]["TokenInternalError"];
         };
     };
     issueAccessTokenWithBasicAuth: {
@@ -4540,6 +4568,7 @@ export interface operations {
             401: components["responses"]["OAuthUnauthorized"];
             413: components["responses"]["OAuthPayloadTooLarge"];
             429: components["responses"]["OAuthTooManyRequests"];
+            500: components["responses"]["OAuthInternalError"];
         };
     };
     listPaymentLinks: {

@@ -1,6 +1,7 @@
 // Redocly plugin of the project: `documented-statuses/shared-error-responses` keeps every status the
 // reference server answers on every operation documented, once per area: every operation documents
-// 429 (the rate limit, any call may meet it) and, where it is secured, 401; and each 401, 429 and
+// 429 (the rate limit, any call may meet it) and 500 (an unexpected failure), and, where it is
+// secured, 401; and each 401, 429 and
 // 500 is a `$ref` to a shared response of the area's `components/responses/`, never written inline.
 
 const SHARED = ['401', '429', '500'];
@@ -24,12 +25,12 @@ function sharedErrorResponses() {
       enter(operation, ctx) {
         const responses = operation.responses ?? {};
         const location = ctx.location.child('responses');
-        const needed = ['429'];
+        const needed = ['429', '500'];
         if (secured(operation.security ?? rootSecurity)) needed.push('401');
         for (const code of needed) {
           if (!(code in responses)) {
             ctx.report({
-              message: `the operation does not document ${code}: reference the area's shared response (components/responses/*${code === '429' ? 'TooManyRequests' : 'Unauthorized'}.yaml).`,
+              message: `the operation does not document ${code}: reference the area's shared response (components/responses/*${{ 429: 'TooManyRequests', 500: 'InternalError', 401: 'Unauthorized' }[code]}.yaml).`,
               location: location.key(),
             });
           }

@@ -4,6 +4,7 @@ import { areaOf } from '../../server/http/areas.ts';
 import { ApiError, ContractViolation } from '../../server/http/errors.ts';
 import { renderError } from '../../server/error-bodies.ts';
 import { expectNoStackTrace } from './support/server.ts';
+import { contractValidator, loadPlatform, operationsOf, responsePointer } from '../support/contract.ts';
 
 describe('areaOf', () => {
   it.each([
@@ -39,6 +40,19 @@ describe('renderError', () => {
     const rendered = renderError(bug, at(path));
     expect(rendered).toEqual({ status: 500, headers: {}, json: body });
     expectNoStackTrace(rendered.json);
+  });
+
+  it('answers each operation\'s unexpected failure as the 500 its contract documents', () => {
+    const doc = loadPlatform();
+    const validate = contractValidator(doc);
+    for (const op of operationsOf(doc)) {
+      const where = `${op.method.toUpperCase()} ${op.path}`;
+      expect(op.operation.responses['500'], `${where} documents 500`).toBeDefined();
+      const rendered = renderError(bug, at(op.path.replace(/\{[^}]+\}/g, 'x'), op.method.toUpperCase()));
+      expect(rendered.status, where).toBe(500);
+      const check = validate(responsePointer(doc, op, '500', 'application/json'));
+      expect(check(rendered.json), `${where}: ${JSON.stringify(check.errors)}`).toBe(true);
+    }
   });
 
   it('renders a contract violation as a plain 500', () => {
