@@ -41,7 +41,9 @@ function listen(server: ReturnType<typeof createServer>, port: number, host: str
 
 export async function runSandbox(configured: Config, logger: Logger): Promise<RunningSandbox> {
   // In memory, from the package's pre-initialized, migrated data directory (pglite-snapshot.ts).
-  const storeReady = openStore({ ...configured, pgliteSnapshot: true }).then(async (store) => {
+  // PGlite runs on a worker thread: if that thread dies, every request fails from then on; say why once.
+  const onFailure = (error: Error) => logger.error({ err: error }, 'The store stopped: every request will fail until the sandbox restarts');
+  const storeReady = openStore({ ...configured, pgliteSnapshot: true, onFailure }).then(async (store) => {
     const applied = await migrate(store);
     if (applied.length) logger.info({ applied }, 'Migrations applied');
     return store;

@@ -14,14 +14,16 @@ export interface StoreOptions {
   encryptionKey?: string;
   /** PGlite in memory starts from the package's migrated data directory when there is one (pglite-snapshot.ts). */
   pgliteSnapshot?: boolean;
+  /** Told when PGlite's worker thread stops unexpectedly (every store call fails from then on). */
+  onFailure?: (error: Error) => void;
 }
 
-/** PostgreSQL when a URL is given, PGlite otherwise. Imports lazily so each driver loads only when used. */
+/** PostgreSQL when a URL is given, PGlite (on a worker thread, pglite-worker-store.ts) otherwise. Imports lazily so each driver loads only when used. */
 export async function openStore(options: StoreOptions): Promise<Store> {
   const atRest = sealedSecrets(await resolveEncryptionKey(options)); // a bad key fails before connecting
   const store = options.databaseUrl
     ? (await import('./postgres-store.ts')).openPostgresStore(options.databaseUrl)
-    : (await import('./pglite-store.ts')).openPgliteStore(options.dataDir, { snapshot: options.pgliteSnapshot });
+    : (await import('./pglite-worker-store.ts')).openPgliteWorkerStore(options.dataDir, { snapshot: options.pgliteSnapshot, onFailure: options.onFailure });
   return withSealedSecrets(await store, atRest);
 }
 

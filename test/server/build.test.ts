@@ -60,7 +60,9 @@ describe('the compiled server', () => {
     }
     expect(tsSpecifiers).toEqual([]);
     const store = await readFile(join(out, 'store', 'open-store.js'), 'utf8');
-    expect(store).toContain('import("./pglite-store.js")');
+    expect(store).toContain('import("./pglite-worker-store.js")');
+    // PGlite's worker thread is started from its own file, next to the store that starts it.
+    expect(files).toContain(join(out, 'store', 'pglite-worker.js'));
     expect(store).toContain('import("./postgres-store.js")');
   });
 

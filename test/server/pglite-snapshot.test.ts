@@ -10,7 +10,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { migrate } from '../../server/store/migrate.ts';
 import { pgliteSnapshot } from '../../server/store/pglite-snapshot.ts';
 import { writePgliteSnapshot } from '../../server/store/pglite-snapshot-writer.ts';
-import { openPgliteStore } from '../../server/store/pglite-store.ts';
+import { openPgliteWorkerStore } from '../../server/store/pglite-worker-store.ts';
 import { sealedSecrets } from '../../server/store/sealed-secrets.ts';
 import type { Store } from '../../server/store/store.ts';
 import { resetSandbox } from '../../server/sandbox/reset.ts';
@@ -41,7 +41,7 @@ describe('the pre-initialized data directory', () => {
     const manifest = await writePgliteSnapshot(file, older);
     expect(manifest.migrations).toEqual(all.slice(0, 3).map((f) => f.slice(0, 3)));
 
-    const store = withKey(await openPgliteStore(undefined, { snapshot: file }));
+    const store = withKey(await openPgliteWorkerStore(undefined, { snapshot: file }));
     try {
       expect(await versions(store)).toEqual(manifest.migrations); // from the snapshot: initdb has no such table
       const applied = await migrate(store);

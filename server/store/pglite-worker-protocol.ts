@@ -1,0 +1,40 @@
+// The messages between the main thread (pglite-worker-store.ts) and the thread that owns PGlite
+// (pglite-worker.ts). Types only.
+
+export interface WorkerData {
+  /** PGlite data directory; absent or `memory://` means in memory. */
+  dataDir?: string;
+  /** An uncompressed tar of a data directory to start from (pglite-snapshot.ts), in memory only. */
+  snapshot?: Blob;
+}
+
+export interface WorkerRequest {
+  /** Unique per store; a `begin`'s id is its transaction's id. */
+  id: number;
+  op: 'query' | 'exec' | 'begin' | 'commit' | 'rollback' | 'close';
+  sql?: string;
+  params?: unknown[];
+  /** The open transaction the statement belongs to (query, exec), or ends (commit, rollback). */
+  tx?: number;
+}
+
+/** The fields of a PostgreSQL error the code and the logs use: never its values. */
+export interface WorkerError {
+  message: string;
+  name?: string;
+  code?: string;
+  severity?: string;
+  schema?: string;
+  table?: string;
+  column?: string;
+  dataType?: string;
+  constraint?: string;
+  hint?: string;
+  position?: string;
+  routine?: string;
+  /** The SQL text (PGlite attaches it; its parameters stay in the worker). */
+  query?: string;
+}
+
+/** The answer to request `id`; id 0 says the store is open (or could not open). */
+export type WorkerReply = { id: number; ok: true; result?: unknown } | { id: number; ok: false; error: WorkerError };

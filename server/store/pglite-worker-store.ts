@@ -1,0 +1,155 @@
+// Embedded PostgreSQL (PGlite) on a worker thread of its own (pglite-worker.ts, which says why and
+// speaks the protocol of pglite-worker-protocol.ts): this side is the Store the server uses, every
+// call a message with an id and a promise. PGlite is still one connection: concurrent transactions
+// and the statements outside them wait their turn behind its transaction lock, in the worker.
+import { createRequire } from 'node:module';
+import { pathToFileURL } from 'node:url';
+import { Worker } from 'node:worker_threads';
+import { pgliteSnapshot } from './pglite-snapshot.ts';
+import type { WorkerData, WorkerError, WorkerReply, WorkerRequest } from './pglite-worker-protocol.ts';
+import { rethrowWithoutValues, type QueryResult, type Queryable, type Store } from './store.ts';
+
+/** Next to this module: pglite-worker.ts from the sources (tsx, vitest), pglite-worker.js from the build. */
+const FROM_SOURCES = import.meta.url.endsWith('.ts');
+const WORKER_ENTRY = new URL(FROM_SOURCES ? './pglite-worker.ts' : './pglite-worker.js', import.meta.url);
+
+/**
+ * A worker thread runs plain Node: from the sources it needs tsx (a devDependency; the published
+ * package runs the compiled .js). Node 20 does not apply `--import` hooks to a worker's entry
+ * module, so the worker starts from a line that registers tsx, then imports the entry; vitest
+ * transforms the main thread only, so this holds under vitest too.
+ */
+function spawnWorker(workerData: WorkerData): Worker {
+  if (!FROM_SOURCES) return new Worker(WORKER_ENTRY, { workerData });
+  const tsx = new URL('dist/esm/api/index.mjs', pathToFileURL(createRequire(import.meta.url).resolve('tsx/package.json'))).href;
+  const start = `import(${JSON.stringify(tsx)}).then((tsx) => tsx.register()).then(() => import(${JSON.stringify(WORKER_ENTRY.href)}))`;
+  return new Worker(start, { eval: true, workerData });
+}
+
+export interface PgliteWorkerOptions {
+  /** true: the package's snapshot; a path: that file (pglite-snapshot.ts). In memory only. */
+  snapshot?: boolean | string;
+  /** Told once when the worker thread stops unexpectedly (every call rejects from then on). */
+  onFailure?: (error: Error) => void;
+}
+
+export interface PgliteWorkerStore extends Store {
+  /** The thread that runs PGlite (tests stop it to check that calls fail rather than hang). */
+  readonly thread: Worker;
+}
+
+/** An Error with the PostgreSQL fields the code and the logs use, without any value (store.ts). */
+function rebuilt(fields: WorkerError): Error {
+  const { message, name: _name, ...rest } = fields;
+  return Object.assign(new Error(message), rest);
+}
+
+/**
+ * PGlite in a worker thread: a data directory on disk, or memory (no `dataDir`, or `memory://`),
+ * in memory from the snapshot when `snapshot` is set and there is a usable one. Resolves once
+ * PGlite is open.
+ */
+export async function openPgliteWorkerStore(dataDir?: string, options: PgliteWorkerOptions = {}): Promise<PgliteWorkerStore> {
+  const inMemory = !dataDir || dataDir.startsWith('memory://');
+  const file = typeof options.snapshot === 'string' ? options.snapshot : undefined;
+  // Read and uncompressed once per process (pglite-snapshot.ts); a Blob crosses to the worker without a copy.
+  const snapshot = inMemory && options.snapshot ? await pgliteSnapshot(file) : undefined;
+  if (snapshot) {
+    // A snapshot that does not load starts from initdb, as without one: the worker retries itself
+    // when PGlite rejects it, and a new worker starts when loading it took its thread down (a
+    // corrupt archive fails inside PGlite's decompression, out of reach of any catch).
+    const fromSnapshot = await startWorkerStore({ dataDir, snapshot }, options.onFailure).catch(() => undefined);
+    if (fromSnapshot) return fromSnapshot;
+  }
+  return startWorkerStore({ dataDir }, options.onFailure);
+}
+
+async function startWorkerStore(workerData: WorkerData, onFailure: PgliteWorkerOptions['onFailure']): Promise<PgliteWorkerStore> {
+  const thread = spawnWorker(workerData);
+
+  const pending = new Map<number, { resolve(value: unknown): void; reject(error: Error): void }>();
+  let nextId = 1;
+  let stopped: Error | undefined; // set once the thread is gone: every call rejects with it
+  let closing: Promise<void> | undefined;
+  let opened = false;
+
+  // The thread keeps the process alive only while a call waits on it, as an in-thread PGlite would.
+  const settle = (id: number) => {
+    const call = pending.get(id);
+    pending.delete(id);
+    if (pending.size === 0) thread.unref();
+    return call;
+  };
+  const stop = (error: Error) => {
+    if (stopped) return;
+    stopped = error;
+    for (const id of [...pending.keys()]) settle(id)!.reject(error);
+    if (opened && !closing) onFailure?.(error);
+  };
+
+  thread.on('message', (reply: WorkerReply) => {
+    const call = settle(reply.id);
+    if (reply.ok) call?.resolve(reply.result);
+    else call?.reject(rebuilt(reply.error));
+  });
+  thread.on('error', (error) => stop(new Error(`The PGlite worker thread failed: ${error.message}; restart the sandbox`, { cause: error })));
+  thread.on('exit', (code) =>
+    stop(closing ? new Error('The store is closed') : new Error(`The PGlite worker thread stopped (exit code ${code}); restart the sandbox`)),
+  );
+
+  const send = (request: Omit<WorkerRequest, 'id'>, id = nextId++): Promise<unknown> => {
+    if (stopped) return Promise.reject(stopped);
+    if (closing) return Promise.reject(new Error('The store is closed'));
+    return new Promise((resolve, reject) => {
+      if (pending.size === 0) thread.ref();
+      pending.set(id, { resolve, reject });
+      try {
+        thread.postMessage({ ...request, id } satisfies WorkerRequest);
+      } catch (error) {
+        settle(id);
+        reject(error as Error); // a parameter that cannot be cloned (a function, a symbol)
+      }
+    });
+  };
+
+  // Open: the worker answers id 0 once PGlite is ready, or why it is not.
+  thread.ref();
+  await new Promise((resolve, reject) => pending.set(0, { resolve, reject })).catch(async (error: Error) => {
+    closing = thread.terminate().then(() => {});
+    await closing;
+    throw error;
+  });
+  opened = true;
+
+  const queryable = (tx?: number): Queryable => ({
+    query: async <T>(sql: string, params: unknown[] = []) => (await send({ op: 'query', sql, params, tx }).catch(rethrowWithoutValues)) as QueryResult<T>,
+    exec: async (sql: string) => {
+      await send({ op: 'exec', sql, tx }).catch(rethrowWithoutValues);
+    },
+  });
+
+  return {
+    kind: 'pglite',
+    thread,
+    ...queryable(),
+    async transaction(fn) {
+      const tx = nextId++;
+      await send({ op: 'begin' }, tx).catch(rethrowWithoutValues);
+      let value;
+      try {
+        value = await fn(queryable(tx));
+      } catch (error) {
+        await send({ op: 'rollback', tx }).catch(() => {}); // a stopped thread has nothing to roll back
+        throw error;
+      }
+      await send({ op: 'commit', tx }).catch(rethrowWithoutValues);
+      return value;
+    },
+    close() {
+      if (closing) return closing;
+      const closed = stopped ? Promise.resolve() : send({ op: 'close' });
+      closing = closed.finally(() => thread.terminate()).then(() => {}); // later calls are refused from here
+      return closing;
+    },
+  };
+}

@@ -1,0 +1,116 @@
+// The worker thread that owns the sandbox's PGlite (started by pglite-worker-store.ts): PGlite runs
+// each statement synchronously in WebAssembly, so on the main thread 32 concurrent requests drained
+// their queries back to back and the event loop read sockets in bursts (bench/RESULTS.md). Here the
+// SQL runs on its own thread and the main thread only posts messages.
+//
+// The protocol is hand-written because PGlite's own `PGliteWorker` targets browsers (Web Workers,
+// BroadcastChannel, navigator.locks for leader election between tabs), none of which fits one Node
+// process with one worker. Requests: {id, op, sql, params, tx}; answers: {id, ok, result | error}.
+// A transaction is PGlite's own `db.transaction`, kept open by a promise: `begin` answers once its
+// callback runs (PGlite's lock taken), the statements tagged with its id run on it, `commit`
+// resolves the promise, `rollback` rejects it. Statements outside a transaction go through
+// `db.query`, which PGlite queues behind any open transaction, as before.
+import { mkdir } from 'node:fs/promises';
+import { parentPort, workerData } from 'node:worker_threads';
+import { PGlite, type Transaction } from '@electric-sql/pglite';
+import type { WorkerData, WorkerError, WorkerReply, WorkerRequest } from './pglite-worker-protocol.ts';
+
+const port = parentPort!;
+const { dataDir, snapshot } = workerData as WorkerData;
+
+/** The fields of a PostgreSQL error that may cross: no `params`, `detail` nor `where` (they quote values). */
+const SAFE_FIELDS = ['code', 'severity', 'schema', 'table', 'column', 'dataType', 'constraint', 'hint', 'position', 'routine', 'query'] as const;
+
+function describe(error: unknown): WorkerError {
+  if (!(error instanceof Error)) return { message: String(error) };
+  const described: WorkerError = { message: error.message, name: error.name };
+  for (const field of SAFE_FIELDS) {
+    const value = (error as unknown as Record<string, unknown>)[field];
+    if (typeof value === 'string') described[field] = value;
+  }
+  return described;
+}
+
+async function open(): Promise<PGlite> {
+  if (dataDir && !dataDir.includes('://')) await mkdir(dataDir, { recursive: true });
+  if (!snapshot) return PGlite.create(dataDir);
+  // A snapshot that does not load: initdb, as without one.
+  return PGlite.create({ dataDir, loadDataDir: snapshot }).catch(() => PGlite.create(dataDir));
+}
+
+/** Thrown inside a transaction's callback so that PGlite rolls it back. */
+const ROLLBACK = Symbol('rollback');
+
+interface Open {
+  tx: Transaction;
+  finish(commit: boolean): void;
+  /** Settles when PGlite has committed or rolled back. */
+  done: Promise<unknown>;
+}
+
+const transactions = new Map<number, Open>();
+
+function begin(db: PGlite, id: number): Promise<void> {
+  return new Promise((started, failed) => {
+    let finish!: (commit: boolean) => void;
+    const done = db.transaction(
+      (tx) =>
+        new Promise<void>((resolve, reject) => {
+          finish = (commit) => (commit ? resolve() : reject(ROLLBACK));
+          transactions.set(id, { tx, finish, done });
+          started();
+        }),
+    );
+    done.catch(() => {}).finally(() => transactions.delete(id));
+    done.catch(failed); // BEGIN itself failed: the callback never ran
+  });
+}
+
+async function end(id: number, commit: boolean): Promise<void> {
+  const open = transactions.get(id);
+  if (!open) throw new Error(`No open transaction ${id}`);
+  open.finish(commit);
+  await open.done.catch((error) => {
+    if (error !== ROLLBACK) throw error;
+  });
+}
+
+async function serve(db: PGlite, request: WorkerRequest): Promise<unknown> {
+  const on = (tx?: number) => {
+    if (tx === undefined) return db;
+    const open = transactions.get(tx);
+    if (!open) throw new Error(`No open transaction ${tx}`);
+    return open.tx;
+  };
+  switch (request.op) {
+    case 'query': {
+      const r = await on(request.tx).query(request.sql!, request.params ?? []);
+      return { rows: r.rows, rowCount: r.rowCount ?? r.affectedRows ?? r.rows.length };
+    }
+    case 'exec':
+      await on(request.tx).exec(request.sql!);
+      return undefined;
+    case 'begin':
+      return begin(db, request.id);
+    case 'commit':
+      return end(request.tx!, true);
+    case 'rollback':
+      return end(request.tx!, false);
+    case 'close':
+      return db.close(); // then the main thread terminates this one
+  }
+}
+
+try {
+  const db = await open();
+  port.on('message', (request: WorkerRequest) => {
+    serve(db, request).then(
+      (result) => port.postMessage({ id: request.id, ok: true, result } satisfies WorkerReply),
+      (error) => port.postMessage({ id: request.id, ok: false, error: describe(error) } satisfies WorkerReply),
+    );
+  });
+  port.postMessage({ id: 0, ok: true } satisfies WorkerReply);
+} catch (error) {
+  port.postMessage({ id: 0, ok: false, error: describe(error) } satisfies WorkerReply);
+  port.close();
+}

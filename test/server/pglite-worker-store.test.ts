@@ -1,0 +1,180 @@
+// PGlite on a worker thread (server/store/pglite-worker-store.ts): the Store contract over its
+// message protocol (statements, transactions committed, rolled back and serialised, errors without
+// values), what happens when the thread dies, that a closed store lets the process exit, that a
+// snapshot which does not load still opens from initdb, and the point of it all: the main event
+// loop stays free while PGlite works.
+import { spawnSync } from 'node:child_process';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { gzipSync } from 'node:zlib';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { engineIdentity } from '../../server/store/pglite-snapshot.ts';
+import { openPgliteWorkerStore, type PgliteWorkerStore } from '../../server/store/pglite-worker-store.ts';
+
+const ROOT = join(import.meta.dirname, '../..');
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+describe('the PGlite worker store', () => {
+  let store: PgliteWorkerStore;
+  beforeAll(async () => {
+    store = await openPgliteWorkerStore(undefined, { snapshot: true });
+    await store.exec('CREATE TABLE items (id int PRIMARY KEY, label text NOT NULL); CREATE TABLE log (at serial, entry text)');
+  });
+  afterAll(() => store.close());
+
+  it('runs statements with parameters and scripts, and keeps the types PGlite returns', async () => {
+    await store.exec("INSERT INTO items VALUES (1, 'one'); INSERT INTO items VALUES (2, 'two')");
+    const { rows, rowCount } = await store.query<{ id: number; label: string }>('SELECT id, label FROM items WHERE id >= $1 ORDER BY id', [1]);
+    expect(rows).toEqual([{ id: 1, label: 'one' }, { id: 2, label: 'two' }]);
+    expect(rowCount).toBe(2);
+    expect((await store.query("UPDATE items SET label = label || '!' WHERE id > 0")).rowCount).toBe(2);
+    const [typed] = (await store.query<{ at: Date; bytes: Uint8Array; doc: unknown }>("SELECT now() AS at, $1::bytea AS bytes, '{\"a\":[1]}'::jsonb AS doc", [Buffer.from('hi')])).rows;
+    expect(typed!.at).toBeInstanceOf(Date);
+    expect(typed!.bytes).toBeInstanceOf(Uint8Array);
+    expect(Buffer.from(typed!.bytes).toString()).toBe('hi');
+    expect(typed!.doc).toEqual({ a: [1] });
+  });
+
+  it('commits a transaction that resolves and rolls back one that throws', async () => {
+    const value = await store.transaction(async (tx) => {
+      await tx.query('INSERT INTO items VALUES ($1, $2)', [10, 'committed']);
+      await tx.exec("INSERT INTO items VALUES (11, 'committed too')");
+      return 'done';
+    });
+    expect(value).toBe('done');
+    await expect(
+      store.transaction(async (tx) => {
+        await tx.query('INSERT INTO items VALUES ($1, $2)', [12, 'rolled back']);
+        throw new Error('changed my mind');
+      }),
+    ).rejects.toThrow('changed my mind');
+    const { rows } = await store.query<{ id: number }>('SELECT id FROM items WHERE id >= 10 ORDER BY id');
+    expect(rows.map((r) => r.id)).toEqual([10, 11]);
+  });
+
+  it('runs concurrent transactions one after the other, and statements outside them wait their turn', async () => {
+    await store.exec('TRUNCATE log');
+    const order: string[] = [];
+    const transaction = (name: string) =>
+      store.transaction(async (tx) => {
+        order.push(`${name} begins`);
+        await tx.query('INSERT INTO log (entry) VALUES ($1)', [`${name} 1`]);
+        await sleep(40); // the other transaction would run here if they interleaved
+        await tx.query('INSERT INTO log (entry) VALUES ($1)', [`${name} 2`]);
+        order.push(`${name} ends`);
+      });
+    const a = transaction('a');
+    const b = transaction('b');
+    await sleep(10);
+    const outside = store.query('SELECT count(*)::int AS n FROM log').then(({ rows }) => (order.push('outside'), rows[0]));
+    await Promise.all([a, b, outside]);
+    // PGlite's lock is first come, first served: a whole, then b whole, then the statement outside.
+    expect(order).toEqual(['a begins', 'a ends', 'b begins', 'b ends', 'outside']);
+    const { rows } = await store.query<{ entry: string }>('SELECT entry FROM log ORDER BY at');
+    expect(rows.map((r) => r.entry)).toEqual(['a 1', 'a 2', 'b 1', 'b 2']);
+  });
+
+  it('passes on an SQL error inside a transaction with its code and without the values', async () => {
+    const secret = 'notification-password-9f8e7d';
+    const error = await store
+      .transaction(async (tx) => {
+        await tx.query('INSERT INTO items VALUES ($1, $2)', [1, secret]);
+      })
+      .catch((e: unknown) => e as Error & Record<string, unknown>);
+    expect(error).toBeInstanceOf(Error);
+    expect(error).toMatchObject({ code: '23505', table: 'items', constraint: 'items_pkey', schema: 'public' });
+    expect(error).not.toHaveProperty('params');
+    expect(error).not.toHaveProperty('detail'); // PostgreSQL's detail quotes the key: `Key (id)=(1) already exists.`
+    expect(error).not.toHaveProperty('where');
+    const quoted = await store.query('SELECT $1::uuid', [secret]).catch((e: Error) => e);
+    expect(quoted).toMatchObject({ code: '22P02', message: 'invalid input syntax for type uuid: "[redacted]"' });
+    for (const e of [error, quoted]) {
+      expect(`${JSON.stringify(e)} ${(e as Error).message} ${(e as Error).stack}`).not.toContain(secret);
+    }
+    // The failed transaction was rolled back and the store goes on.
+    expect((await store.query('SELECT label FROM items WHERE id = 1')).rows).toEqual([{ label: 'one!' }]);
+  });
+
+  it('leaves the main event loop free while a statement runs', async () => {
+    let last = performance.now();
+    let longestGap = 0;
+    const ticker = setInterval(() => {
+      const now = performance.now();
+      longestGap = Math.max(longestGap, now - last);
+      last = now;
+    }, 5);
+    const started = performance.now();
+    try {
+      await store.query('SELECT count(*) FROM generate_series(1, 1500000) AS s(n) WHERE n % 7 = 0');
+      await store.query('SELECT pg_sleep(0.3)');
+    } finally {
+      clearInterval(ticker);
+    }
+    // On the main thread PGlite would hold the loop for the whole statement (hundreds of ms).
+    expect(performance.now() - started).toBeGreaterThanOrEqual(300);
+    expect(longestGap).toBeLessThan(150);
+  });
+});
+
+describe('when the worker thread dies', () => {
+  it('rejects the calls in flight and every later one, and says so once', async () => {
+    const failures: Error[] = [];
+    const store = await openPgliteWorkerStore(undefined, { snapshot: true, onFailure: (e) => failures.push(e) });
+    const inFlight = store.query('SELECT pg_sleep(5)');
+    await sleep(50);
+    await store.thread.terminate();
+    await expect(inFlight).rejects.toThrow(/PGlite worker thread stopped/);
+    await expect(store.query('SELECT 1')).rejects.toThrow(/PGlite worker thread stopped/);
+    await expect(store.transaction(async () => 'never')).rejects.toThrow(/PGlite worker thread stopped/);
+    expect(failures).toHaveLength(1);
+    await store.close(); // closing a dead store is not an error
+  });
+});
+
+describe('the process', () => {
+  const run = (code: string) =>
+    spawnSync(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', code], { cwd: ROOT, encoding: 'utf8', timeout: 60_000 });
+
+  it('exits once the store is closed, and when a store is left open and idle', () => {
+    const store = JSON.stringify(join(ROOT, 'server/store/pglite-worker-store.ts'));
+    const closed = run(`
+      const { openPgliteWorkerStore } = await import(${store});
+      const store = await openPgliteWorkerStore(undefined, { snapshot: true });
+      console.log((await store.query('SELECT 41 + 1 AS n')).rows[0].n);
+      await store.close();
+    `);
+    expect(closed.error).toBeUndefined(); // no timeout
+    expect(closed.stderr).toBe('');
+    expect(closed.stdout.trim()).toBe('42');
+    expect(closed.status).toBe(0);
+    const idle = run(`
+      const { openPgliteWorkerStore } = await import(${store});
+      const store = await openPgliteWorkerStore(undefined, { snapshot: true });
+      console.log((await store.query('SELECT 41 + 1 AS n')).rows[0].n);
+    `);
+    expect(idle.error).toBeUndefined();
+    expect(idle.stdout.trim()).toBe('42');
+    expect(idle.status).toBe(0);
+  });
+});
+
+describe('a snapshot that does not load', () => {
+  let dir: string;
+  afterAll(() => rm(dir, { recursive: true, force: true }));
+
+  it('opens from initdb instead', async () => {
+    dir = await mkdtemp(join(tmpdir(), 'pglite-worker-'));
+    const file = join(dir, 'corrupt.tar.gz');
+    // The right engine, a valid gzip, but no data directory inside.
+    await writeFile(file, gzipSync(Buffer.from('not a data directory '.repeat(64))));
+    await writeFile(join(dir, 'corrupt.json'), JSON.stringify({ engine: engineIdentity(), migrations: ['001'] }));
+    const store = await openPgliteWorkerStore(undefined, { snapshot: file });
+    try {
+      expect((await store.query('SELECT 1 AS one')).rows).toEqual([{ one: 1 }]);
+      expect((await store.query("SELECT to_regclass('schema_migrations') AS t")).rows).toEqual([{ t: null }]); // initdb, not the snapshot
+    } finally {
+      await store.close();
+    }
+  });
+});
