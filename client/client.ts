@@ -13,7 +13,7 @@ import {
   type AccessTokenCache,
   type TokenEndpointForm,
 } from './token.ts';
-import { platformTransport, type CallOptions, type Fetch, type RequestObserver } from './transport.ts';
+import { PendingRequest, platformTransport, type CallOptions, type Fetch, type RequestObserver } from './transport.ts';
 
 export interface PlatformClientOptions {
   /**
@@ -121,7 +121,7 @@ export function createPlatformClient(options: PlatformClientOptions): PlatformCl
   const transport = platformTransport({
     baseUrl,
     authUrl,
-    fetch: options.fetch ?? ((request) => globalThis.fetch(request)),
+    fetch: options.fetch,
     timeoutMs: options.timeoutMs,
     signal: options.signal,
     maxRetries: Math.floor(nonNegative('maxRetries', options.maxRetries, DEFAULT_MAX_RETRIES)),
@@ -137,13 +137,21 @@ export function createPlatformClient(options: PlatformClientOptions): PlatformCl
   if (clientId && clientSecret) {
     // Token requests use a client of their own, so middleware added to the returned client never
     // sees the client secret.
-    const tokenClient = createClient<paths>({ baseUrl, fetch: transport });
+    const tokenClient = createClient<paths>({ baseUrl, fetch: transport as Fetch, Request: PendingRequest as unknown as typeof Request });
     const credentials = { clientId, clientSecret, scope: options.scope ?? DEFAULT_SCOPE, form: options.tokenEndpoint ?? 'form' };
     tokens = createAccessTokenCache(() => requestAccessToken(tokenClient, credentials), { skewSeconds: options.tokenSkewSeconds });
   }
 
-  const base = createClient<paths>({ baseUrl, fetch: transport });
+  // Two openapi-fetch clients over the same transport: `pending` hands the transport the URL and init
+  // of a call (PendingRequest) so that the only Request of an exchange is the one fetch builds;
+  // `withRequests` builds openapi-fetch's own Request, for the calls that run middleware (registered
+  // with `use`, or given per call), since a middleware receives and may return a real Request.
+  const pending = createClient<paths>({ baseUrl, fetch: transport as Fetch, Request: PendingRequest as unknown as typeof Request });
+  const withRequests = createClient<paths>({ baseUrl, fetch: transport as Fetch });
+  const registered: unknown[] = [];
+  const baseOf = (init: unknown) => (registered.length > 0 || (init as { middleware?: unknown[] } | undefined)?.middleware?.length ? withRequests : pending);
   type Result = { error?: unknown; response: Response; failure?: PlatformApiError };
+  type Call = (path: string, init?: unknown) => Promise<Result>;
   // A non-2xx answer also gets its `failure`: the error body with the operationId, status and code.
   const withFailure = (method: string, path: string, result: Result): Result => {
     const { response } = result;
@@ -153,14 +161,27 @@ export function createPlatformClient(options: PlatformClientOptions): PlatformCl
     }
     return result;
   };
-  const client = { ...base } as Record<string, unknown>;
+  const client = { ...withRequests } as Record<string, unknown>;
+  client.use = (...middleware: Parameters<typeof withRequests.use>) => {
+    withRequests.use(...middleware);
+    for (const m of middleware) if (m) registered.push(m);
+  };
+  client.eject = (...middleware: Parameters<typeof withRequests.eject>) => {
+    withRequests.eject(...middleware);
+    for (const m of middleware) {
+      const i = registered.indexOf(m);
+      if (i !== -1) registered.splice(i, 1);
+    }
+  };
   for (const method of METHODS) {
-    const call = base[method] as (path: string, init?: unknown) => Promise<Result>;
     // `then` rather than an async wrapper: one promise less on every call.
-    client[method] = (path: string, init?: unknown) => call(path, init).then((result) => (result.response.ok ? result : withFailure(method, path, result)));
+    client[method] = (path: string, init?: unknown) =>
+      (baseOf(init)[method] as Call)(path, init).then((result) => (result.response.ok ? result : withFailure(method, path, result)));
   }
-  const request = base.request as (method: string, path: string, init?: unknown) => Promise<Result>;
-  client.request = (method: string, path: string, init?: unknown) => request(method, path, init).then((result) => withFailure(method.toUpperCase(), path, result));
+  client.request = (method: string, path: string, init?: unknown) =>
+    (baseOf(init).request as (method: string, path: string, init?: unknown) => Promise<Result>)(method, path, init).then((result) =>
+      withFailure(method.toUpperCase(), path, result),
+    );
   const platform = client as unknown as PlatformClient;
   Object.assign(platform, paymentLinkPages(platform));
   return platform;

@@ -27,7 +27,17 @@ export function platformRoutes(): Route[] {
   return routes;
 }
 
-/** The contract operation a request is for, from its method and URL path. */
+const recent = new Map<string, Route | undefined>();
+const RECENT_LIMIT = 512;
+
+/** The contract operation a request is for, from its method and URL path (the last paths seen are remembered). */
 export function findRoute(method: string, pathname: string): Route | undefined {
-  return platformRoutes().find((r) => r.method === method && r.pattern.test(pathname));
+  const key = `${method} ${pathname}`;
+  const known = recent.get(key);
+  if (known !== undefined || recent.has(key)) return known;
+  const route = platformRoutes().find((r) => r.method === method && r.pattern.test(pathname));
+  // Paths with ids are many: start again rather than grow without end.
+  if (recent.size >= RECENT_LIMIT) recent.clear();
+  recent.set(key, route);
+  return route;
 }

@@ -49,7 +49,8 @@ export interface CallOptions {
 export interface TransportOptions {
   baseUrl: string;
   authUrl: string;
-  fetch: Fetch;
+  /** The caller's fetch, given the final `Request`; without it, `globalThis.fetch(url, init)` builds the only one. */
+  fetch?: Fetch;
   timeoutMs?: number;
   signal?: AbortSignal;
   maxRetries: number;
@@ -59,8 +60,51 @@ export interface TransportOptions {
   tokens: () => AccessTokenCache | undefined;
 }
 
+/**
+ * What openapi-fetch builds for a call when no middleware is registered (its `Request` option): the
+ * URL and the init, not yet a `Request`. The transport makes the one `Request` of each exchange from
+ * them (inside `fetch`, or for the `fetch` option), where openapi-fetch's own `Request` would be
+ * copied again by `fetch` (a second Request, headers list and AbortSignal per call). Per-call options
+ * (`timeoutMs`, `maxRetries`) travel on it, as openapi-fetch copies the init keys it lacks onto it.
+ */
+export class PendingRequest {
+  readonly url: string;
+  readonly method: string;
+  readonly init: RequestInit;
+  /** The caller's per-call signal, if any (openapi-fetch leaves it on the init). */
+  readonly signal: AbortSignal | undefined;
+  // Declared only: an own property would stop openapi-fetch from copying the per-call option on.
+  declare timeoutMs?: unknown;
+  declare maxRetries?: unknown;
+
+  constructor(url: string, init: RequestInit) {
+    this.url = url;
+    this.init = init;
+    this.method = init.method ?? 'GET';
+    this.signal = init.signal ?? undefined;
+  }
+}
+
 /** Per-call options travel on the Request: openapi-fetch copies init keys a Request lacks onto it. */
-type CarriedOptions = Request & { timeoutMs?: unknown; maxRetries?: unknown };
+type CarriedOptions = { timeoutMs?: unknown; maxRetries?: unknown };
+
+/** A body that can be given to fetch again for a retry as it is (a stream cannot). */
+function reusableBody(body: unknown): boolean {
+  return (
+    typeof body === 'string' ||
+    body instanceof Blob ||
+    body instanceof FormData ||
+    body instanceof URLSearchParams ||
+    body instanceof ArrayBuffer ||
+    ArrayBuffer.isView(body)
+  );
+}
+
+/** The signals that are set, as one signal (no AbortSignal.any for one or none). */
+function oneSignal(a: AbortSignal | undefined, b: AbortSignal | undefined, c?: AbortSignal): AbortSignal | undefined {
+  const set = [a, b, c].filter((s): s is AbortSignal => s !== undefined);
+  return set.length <= 1 ? set[0] : AbortSignal.any(set);
+}
 
 const count = (value: unknown): number | undefined =>
   typeof value === 'number' && Number.isFinite(value) && value >= 0 ? Math.floor(value) : undefined;
@@ -79,29 +123,46 @@ function connectionFailure(error: unknown, callSignal: AbortSignal | undefined, 
   return error instanceof Error && error.name === 'TimeoutError' ? 'timeout' : 'connection_error';
 }
 
-export function platformTransport(options: TransportOptions): Fetch {
+/** The transport takes openapi-fetch's `PendingRequest`, or a real `Request` when middleware needs one. */
+export type TransportFetch = (request: Request | PendingRequest) => Promise<Response>;
+
+export function platformTransport(options: TransportOptions): TransportFetch {
   const { baseUrl, authUrl, timeoutMs, observe } = options;
+  const send = (url: string, init: RequestInit): Promise<Response> =>
+    options.fetch ? options.fetch(new Request(url, init)) : globalThis.fetch(url, init);
 
   return async (request) => {
-    const route = findRoute(request.method, new URL(request.url).pathname);
+    // The URL as a Request normalizes it (what is sent and what the observer sees).
+    const parsed = new URL(request.url);
+    const route = findRoute(request.method, parsed.pathname);
     const operationId = route?.operationId;
     // Token paths sit on the token host (path-level `servers` with `{auth_url}` in the contract).
-    const url = route?.host === 'auth' && request.url.startsWith(baseUrl) ? authUrl + request.url.slice(baseUrl.length) : request.url;
+    const url = route?.host === 'auth' && parsed.href.startsWith(baseUrl) ? authUrl + parsed.href.slice(baseUrl.length) : parsed.href;
     const carried = request as CarriedOptions;
     const callTimeoutMs = count(carried.timeoutMs);
     const maxRetries = isSafeToRetry(request.method, route) ? (count(carried.maxRetries) ?? options.maxRetries) : 0;
 
-    // The call's own end: the caller's signal, the client-wide signal, the call's deadline.
+    // The call's own end: the caller's signal, the client-wide signal, the call's deadline. None of
+    // them is created when none is set (a plain call makes no AbortSignal of its own).
     const deadline = callTimeoutMs === undefined ? undefined : AbortSignal.timeout(callTimeoutMs);
-    let callSignal = request.signal;
-    if (options.signal || deadline) callSignal = AbortSignal.any([request.signal, options.signal, deadline].filter((s): s is AbortSignal => s !== undefined));
+    const callSignal = oneSignal(request.signal ?? undefined, options.signal, deadline);
     const fail = (error: unknown, attempts: number): never => {
       if (error instanceof PlatformError) throw error;
       throw new PlatformConnectionError(operationId, connectionFailure(error, callSignal, deadline), attempts, error);
     };
 
-    // Read once: a retry needs the body again, and a Request body can be read only once.
-    const body = request.body ? await request.arrayBuffer() : undefined;
+    // The init of every exchange, made once: the headers are this call's own copy (the token is
+    // written on them, never on a Request a middleware holds), the body is read once when it could
+    // not be sent twice (a retry needs it again).
+    let init: RequestInit;
+    if (request instanceof PendingRequest) {
+      init = request.init;
+      if (init.body != null && !reusableBody(init.body)) init.body = await new Response(init.body as BodyInit).arrayBuffer();
+    } else {
+      const body = request.body ? await request.arrayBuffer() : undefined;
+      init = { method: request.method, headers: new Headers(request.headers), body, redirect: request.redirect };
+    }
+    const headers = init.headers as Headers;
 
     let tokens: AccessTokenCache | undefined;
     if (route?.bearer) {
@@ -119,20 +180,9 @@ export function platformTransport(options: TransportOptions): Fetch {
     let retries = 0;
     for (let attempt = 1; ; attempt++) {
       if (tokens && token === undefined) token = tokens.cached() ?? (await abortable(tokens.get(), callSignal).catch((e: unknown) => fail(e, attempt - 1)));
-      const signal = timeoutMs ? AbortSignal.any([callSignal, AbortSignal.timeout(timeoutMs)]) : callSignal;
-      // A request without a body, for the same URL and signal, is sent as openapi-fetch built it
-      // (a bodiless Request can be sent again): building another Request costs more than the rest
-      // of the call's own work.
-      const reusable = body === undefined && url === request.url && signal === request.signal;
-      let outgoing: Request;
-      if (reusable) {
-        outgoing = request;
-        if (token !== undefined) outgoing.headers.set('authorization', `Bearer ${token}`);
-      } else {
-        const headers = new Headers(request.headers);
-        if (token !== undefined) headers.set('authorization', `Bearer ${token}`);
-        outgoing = new Request(url, { method: request.method, headers, body, signal, redirect: request.redirect });
-      }
+      // Each exchange's own time limit, when the client has one.
+      init.signal = timeoutMs ? oneSignal(callSignal, AbortSignal.timeout(timeoutMs)) : callSignal;
+      if (token !== undefined) headers.set('authorization', `Bearer ${token}`);
       const started = performance.now();
       const report = (outcome: { status?: number; error?: string }, retryInMs?: number) => {
         if (!observe) return;
@@ -147,7 +197,7 @@ export function platformTransport(options: TransportOptions): Fetch {
 
       let response: Response;
       try {
-        response = await options.fetch(outgoing);
+        response = await send(url, init);
       } catch (error) {
         const again = !callSignal?.aborted && transient(error) && retries < maxRetries;
         const wait = again ? retryDelayMs(retries + 1, undefined, options.retry) : undefined;
