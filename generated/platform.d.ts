@@ -1749,6 +1749,23 @@ export interface components {
              */
             created_at: string;
         };
+        /** @description One product of the order. Sent in the payment intent request and echoed, with the same shape, in the checkout notification. */
+        CheckoutProduct: {
+            product_type?: components["schemas"]["ProductType"];
+            /** @description Product name shown in the hosted checkout. */
+            title: components["schemas"]["Text"];
+            /** @description Product description. */
+            description?: components["schemas"]["Text"];
+            /** @description Unit price in minor units (cents convention). */
+            value: components["schemas"]["MinorUnitAmount"];
+            /**
+             * Format: int32
+             * @description Quantity ordered.
+             *
+             *     **Package decision (the seed states no bound):** at least 1.
+             */
+            quantity: number;
+        };
         /**
          * @description Amount to charge. Required for standard flows and omitted when `configurations.card_verification`
          *     is true (the request schema carries the rule).
@@ -1768,23 +1785,6 @@ export interface components {
              *     the card verification flow.
              */
             amount: components["schemas"]["MinorUnitAmount"];
-        };
-        /** @description One product of the order. Sent in the payment intent request and echoed, with the same shape, in the checkout notification. */
-        CheckoutProduct: {
-            product_type?: components["schemas"]["ProductType"];
-            /** @description Product name shown in the hosted checkout. */
-            title: components["schemas"]["Text"];
-            /** @description Product description. */
-            description?: components["schemas"]["Text"];
-            /** @description Unit price in minor units (cents convention). */
-            value: components["schemas"]["MinorUnitAmount"];
-            /**
-             * Format: int32
-             * @description Quantity ordered.
-             *
-             *     **Package decision (the seed states no bound):** at least 1.
-             */
-            quantity: number;
         };
         /**
          * @description Type of the customer's document. The allowed value depends on the seller's country:
@@ -3942,6 +3942,8 @@ export interface components {
         /** @description Invalid credentials (unknown client id or wrong secret). */
         TokenUnauthorized: {
             headers: {
+                RateLimit: components["headers"]["RateLimit"];
+                "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                 [name: string]: unknown;
             };
             content: {
@@ -3955,6 +3957,8 @@ export interface components {
          */
         TokenPayloadTooLarge: {
             headers: {
+                RateLimit: components["headers"]["RateLimit"];
+                "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                 [name: string]: unknown;
             };
             content: {
@@ -4005,6 +4009,8 @@ export interface components {
         /** @description Invalid credentials (missing, malformed or wrong Basic header). */
         OAuthUnauthorized: {
             headers: {
+                RateLimit: components["headers"]["RateLimit"];
+                "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                 [name: string]: unknown;
             };
             content: {
@@ -4018,6 +4024,8 @@ export interface components {
          */
         OAuthPayloadTooLarge: {
             headers: {
+                RateLimit: components["headers"]["RateLimit"];
+                "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                 [name: string]: unknown;
             };
             content: {
@@ -4136,6 +4144,8 @@ export interface components {
          */
         WebCheckoutPayloadTooLarge: {
             headers: {
+                RateLimit: components["headers"]["RateLimit"];
+                "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                 [name: string]: unknown;
             };
             content: {
@@ -4188,6 +4198,8 @@ export interface components {
          */
         SubscriptionBadRequest: {
             headers: {
+                RateLimit: components["headers"]["RateLimit"];
+                "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                 [name: string]: unknown;
             };
             content: {
@@ -4213,6 +4225,8 @@ export interface components {
          */
         SubscriptionPayloadTooLarge: {
             headers: {
+                RateLimit: components["headers"]["RateLimit"];
+                "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                 [name: string]: unknown;
             };
             content: {
@@ -4254,6 +4268,8 @@ export interface components {
          */
         SubscriptionNotFound: {
             headers: {
+                RateLimit: components["headers"]["RateLimit"];
+                "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                 [name: string]: unknown;
             };
             content: {
@@ -4318,6 +4334,8 @@ export interface components {
          */
         SubscriptionWebhookPayloadTooLarge: {
             headers: {
+                RateLimit: components["headers"]["RateLimit"];
+                "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                 [name: string]: unknown;
             };
             content: {
@@ -4357,6 +4375,8 @@ export interface components {
         /** @description Invalid request, a value breaks the contract (invalid_request). */
         SandboxBadRequest: {
             headers: {
+                RateLimit: components["headers"]["RateLimit"];
+                "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                 [name: string]: unknown;
             };
             content: {
@@ -4378,6 +4398,8 @@ export interface components {
          */
         SandboxPayloadTooLarge: {
             headers: {
+                RateLimit: components["headers"]["RateLimit"];
+                "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                 [name: string]: unknown;
             };
             content: {
@@ -4387,6 +4409,8 @@ export interface components {
         /** @description A rule the schema cannot carry is broken (validation_error). */
         SandboxUnprocessable: {
             headers: {
+                RateLimit: components["headers"]["RateLimit"];
+                "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                 [name: string]: unknown;
             };
             content: {
@@ -4423,6 +4447,8 @@ export interface components {
         /** @description The seller does not exist (seller_not_found). */
         SandboxSellerNotFound: {
             headers: {
+                RateLimit: components["headers"]["RateLimit"];
+                "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                 [name: string]: unknown;
             };
             content: {
@@ -4432,6 +4458,8 @@ export interface components {
         /** @description No notification delivery has this id (delivery_not_found). */
         SandboxDeliveryNotFound: {
             headers: {
+                RateLimit: components["headers"]["RateLimit"];
+                "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                 [name: string]: unknown;
             };
             content: {
@@ -4441,6 +4469,8 @@ export interface components {
         /** @description The test clock or subscription does not exist (test_clock_not_found, subscription_not_found). */
         SandboxNotFound: {
             headers: {
+                RateLimit: components["headers"]["RateLimit"];
+                "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                 [name: string]: unknown;
             };
             content: {
@@ -4471,7 +4501,8 @@ export interface components {
         /**
          * @description The client's remaining quota under the limit, as the IETF `RateLimit` header field
          *     (draft-ietf-httpapi-ratelimit-headers-08): the policy name, `r` the requests left in the window,
-         *     `t` the seconds until the window resets. Sent with every answer counted by the limit.
+         *     `t` the seconds until the window resets. Sent with every answer counted by the limit: every 2xx
+         *     and 4xx, except a 401 for a missing or refused bearer token (checked before the client is known).
          * @example "per-client"; r=0; t=1
          */
         RateLimit: string;
@@ -4520,6 +4551,8 @@ export interface operations {
             /** @description Invalid request (missing or malformed field, unsupported grant type, unknown scope). */
             400: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4559,6 +4592,8 @@ export interface operations {
             /** @description Invalid request (malformed body or unsupported grant type). */
             400: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4675,6 +4710,8 @@ export interface operations {
              */
             400: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4685,6 +4722,8 @@ export interface operations {
             /** @description A date range filter whose start is not before its end (`invalid_date_range`). */
             422: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4732,6 +4771,8 @@ export interface operations {
              */
             404: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4765,6 +4806,8 @@ export interface operations {
             /** @description The seller id in the token is not a valid GUID (`guid_error`). */
             400: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4775,6 +4818,8 @@ export interface operations {
             /** @description The token's seller does not exist (`seller_not_found`). */
             404: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4808,6 +4853,8 @@ export interface operations {
             /** @description The seller id in the token is not a valid GUID (`guid_error`). */
             400: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4818,6 +4865,8 @@ export interface operations {
             /** @description The token's seller does not exist, or has no saved business configuration. */
             404: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4865,6 +4914,8 @@ export interface operations {
              */
             400: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4882,6 +4933,8 @@ export interface operations {
              */
             404: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4919,6 +4972,8 @@ export interface operations {
             /** @description No `image` part or an empty one (`invalid_request`), or the seller id in the token is not a GUID (`guid_error`). */
             400: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4929,6 +4984,8 @@ export interface operations {
             /** @description The image exceeds 5 MiB (`image_too_large`). */
             413: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4938,6 +4995,8 @@ export interface operations {
             /** @description The body is not `multipart/form-data`, or the image is not PNG, JPEG or WebP (`unsupported_media_type`). */
             415: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4984,6 +5043,8 @@ export interface operations {
              */
             400: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5000,6 +5061,8 @@ export interface operations {
              */
             403: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5014,6 +5077,8 @@ export interface operations {
              */
             404: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5024,6 +5089,8 @@ export interface operations {
             /** @description One or more fields failed validation (`validation_error`) or break a rule of the seller's country (`country_rule_violation`); when 400 applies instead, see 400. */
             422: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5061,6 +5128,8 @@ export interface operations {
             /** @description Nothing to update or a malformed body, or the token's seller id is not a GUID. `code` is always present. */
             400: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5071,6 +5140,8 @@ export interface operations {
             /** @description The token's seller, or its web checkout configuration, does not exist (`not_found`). */
             404: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5085,6 +5156,8 @@ export interface operations {
              */
             422: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5139,6 +5212,8 @@ export interface operations {
              */
             403: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5151,6 +5226,8 @@ export interface operations {
              */
             404: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5166,6 +5243,8 @@ export interface operations {
              */
             422: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5228,6 +5307,8 @@ export interface operations {
             /** @description Invalid request (a `subscription_id` that is not a UUID, an unknown `expand` value). */
             400: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5291,6 +5372,8 @@ export interface operations {
             /** @description Invalid request (neither field sent, a malformed date, an installment below 1, a `subscriptionId` that is not a UUID). */
             400: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5304,6 +5387,8 @@ export interface operations {
              */
             403: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5315,6 +5400,8 @@ export interface operations {
             /** @description A rule of the table above refuses the change; nothing was changed. */
             422: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5386,6 +5473,8 @@ export interface operations {
             /** @description Invalid request (a `plan_id` that is not a UUID, a status other than `active` or `inactive`). */
             400: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5396,6 +5485,8 @@ export interface operations {
             /** @description The plan does not exist or belongs to another seller. */
             404: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5405,6 +5496,8 @@ export interface operations {
             /** @description The plan cannot take the status (activating a `debit_card` plan of a BR seller). */
             422: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5458,6 +5551,8 @@ export interface operations {
              */
             400: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5471,6 +5566,8 @@ export interface operations {
              */
             404: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5483,6 +5580,8 @@ export interface operations {
              */
             409: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5496,6 +5595,8 @@ export interface operations {
              */
             422: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5535,6 +5636,8 @@ export interface operations {
             /** @description The client id is already taken (conflict). */
             409: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5710,6 +5813,8 @@ export interface operations {
             /** @description A customer is already attached to another clock of the seller (validation_error). */
             422: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5790,6 +5895,8 @@ export interface operations {
             /** @description The new time is before the clock's time, or more than 5 years after it (validation_error). */
             422: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5832,6 +5939,8 @@ export interface operations {
             /** @description The subscription is already in a final status (validation_error). */
             422: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     [name: string]: unknown;
                 };
                 content: {

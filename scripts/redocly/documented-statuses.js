@@ -50,9 +50,45 @@ function sharedErrorResponses() {
   };
 }
 
+/**
+ * `documented-statuses/rate-limit-fields`: every 2xx and 4xx answer documents the IETF `RateLimit`
+ * and `RateLimit-Policy` fields, which the reference server writes on every answer that passed its
+ * rate limiter. The one exception is 401 of a secured operation: the bearer token is checked before
+ * the limiter (the limit is counted per client, and a refused token names none), so it has none.
+ */
+function rateLimitFields() {
+  let rootSecurity;
+  return {
+    Root: {
+      enter(root) {
+        rootSecurity = root.security;
+      },
+    },
+    Paths: {
+      Operation: {
+        enter(operation, ctx) {
+          for (const [status, raw] of Object.entries(operation.responses ?? {})) {
+            if (!/^[24]\d\d$/.test(status)) continue;
+            if (status === '401' && secured(operation.security ?? rootSecurity)) continue;
+            const { node: response, location } = raw && typeof raw.$ref === 'string' ? ctx.resolve(raw) : { node: raw, location: undefined };
+            const names = Object.keys(response?.headers ?? {}).map((n) => n.toLowerCase());
+            const missing = ['RateLimit', 'RateLimit-Policy'].filter((h) => !names.includes(h.toLowerCase()));
+            if (missing.length) {
+              ctx.report({
+                message: `${status} does not document ${missing.join(' and ')}: the server sends them on every 2xx and 4xx (components/headers/RateLimit*.yaml).`,
+                location: location ?? ctx.location.child(['responses', status]),
+              });
+            }
+          }
+        },
+      },
+    },
+  };
+}
+
 export default function documentedStatuses() {
   return {
     id: 'documented-statuses',
-    rules: { oas3: { 'shared-error-responses': sharedErrorResponses } },
+    rules: { oas3: { 'shared-error-responses': sharedErrorResponses, 'rate-limit-fields': rateLimitFields } },
   };
 }

@@ -78,3 +78,52 @@ describe('the RateLimit fields of a success', () => {
     }
   });
 });
+
+describe('the RateLimit fields of a refusal', () => {
+  let server: TestServer;
+  let bearer: string;
+  beforeAll(async () => {
+    server = await startTestServer({ config: { apiSpec: PLATFORM_JSON, rateLimit: { limit: 50, windowMs: 60_000 } } });
+    const token = await server.http.post('/authentication/oauth2/-core/access_token').type('form').send(tokenForm());
+    bearer = `Bearer ${token.body.access_token}`;
+  });
+  afterAll(() => server?.close());
+
+  const unknownId = '4b6f4e7a-2c1d-4b8e-9f3a-5d6c7e8f9a0b';
+  // One refusal of each kind per area, each counted by the limiter: the fields are sent and documented.
+  const REFUSALS: Array<{ operationId: string; status: number; send: (s: TestServer, bearer: string) => any }> = [
+    { operationId: 'issueAccessToken', status: 400, send: (s) => s.http.post('/authentication/oauth2/-core/access_token').type('form').send({ grant_type: 'password' }) },
+    {
+      operationId: 'issueAccessTokenWithBasicAuth',
+      status: 401,
+      send: (s) => s.http.post('/authentication/oauth2/access_token').auth('unknown-client', 'wrong').type('form').send({ grant_type: 'client_credentials' }),
+    },
+    { operationId: 'listPaymentLinks', status: 400, send: (s, b) => s.http.get('/dpy/payment-link/v1/payment-links?limit=0').set('Authorization', b) },
+    { operationId: 'getPaymentLinkOrder', status: 404, send: (s, b) => s.http.get(`/dpy/payment-link/v1/payment-links/${unknownId}/orders/${unknownId}`).set('Authorization', b) },
+    { operationId: 'createPaymentIntent', status: 400, send: (s, b) => s.http.post('/dpy/web-checkout/v1/payment-intent').set('Authorization', b).send({}) },
+    { operationId: 'getSubscription', status: 404, send: (s, b) => s.http.get(`/rpy/be-subscription/v1/subscriptions/${unknownId}`).set('Authorization', b) },
+    { operationId: 'updatePlanStatus', status: 404, send: (s, b) => s.http.patch(`/rpy/be-plan/v1/plans/${unknownId}/status/active`).set('Authorization', b) },
+    { operationId: 'createSandboxSeller', status: 400, send: (s) => s.http.post('/sandbox/v1/sellers').set('Authorization', `Bearer ${s.config.sandboxAdminToken}`).send({}) },
+  ];
+
+  it.each(REFUSALS)('$operationId answers $status with RateLimit and RateLimit-Policy, as documented', async ({ operationId, status, send }) => {
+    const res = await send(server, bearer);
+    expect(res.status).toBe(status);
+    expect(res.headers['ratelimit']).toMatch(/^"per-client"; r=\d+; t=\d+$/);
+    expect(res.headers['ratelimit-policy']).toMatch(/^"per-client"; q=50; w=60; pk=:[^:]+:$/);
+    const operation = op(operationId);
+    expect(operation, operationId).toBeDefined();
+    const response = operation.operation.responses[String(status)];
+    const documented = response.$ref ? doc.components.responses![response.$ref.split('/').pop()] : response;
+    expect(Object.keys(documented.headers ?? {})).toEqual(expect.arrayContaining(['RateLimit', 'RateLimit-Policy']));
+  });
+
+  it('sends none on a refused bearer token, whose 401 documents none (the token is checked before the limiter)', async () => {
+    const res = await server.http.get('/dpy/payment-link/v1/sellers').set('Authorization', 'Bearer not-a-token');
+    expect(res.status).toBe(401);
+    expect(res.headers['ratelimit']).toBeUndefined();
+    expect(res.headers['ratelimit-policy']).toBeUndefined();
+    const shared = doc.components.responses!.PaymentLinkUnauthorized as { headers?: Record<string, unknown> };
+    expect(shared.headers?.RateLimit).toBeUndefined();
+  });
+});
