@@ -21,17 +21,23 @@ const ONE_PER_AREA: Array<{ operationId: string; url: string; key: 'client' | 'a
   { operationId: 'listSandboxNotifications', url: '/sandbox/v1/notifications', key: 'admin' },
 ];
 
+/** A server limited to `limit` requests a minute, and the demo client's token, fetched by one counted request. */
+async function limitedServer(limit: number) {
+  const server = await startTestServer({ config: { apiSpec: PLATFORM_JSON, rateLimit: { limit, windowMs: 60_000 } } });
+  const token = await server.http.post('/authentication/oauth2/-core/access_token').type('form').send(tokenForm());
+  expect(token.status).toBe(200);
+  return { server, token, bearer: `Bearer ${token.body.access_token}` };
+}
+
 describe('the shared 429 of every area', () => {
   let server: TestServer;
   let bearer: string;
   beforeAll(async () => {
-    server = await startTestServer({ config: { apiSpec: PLATFORM_JSON, rateLimit: { limit: 1, windowMs: 60_000 } } });
     // The address's one request of the window, then the client's one.
-    const token = await server.http.post('/authentication/oauth2/-core/access_token').type('form').send(tokenForm());
-    expect(token.status).toBe(200);
+    let token;
+    ({ server, token, bearer } = await limitedServer(1));
     expect(token.headers['ratelimit']).toMatch(/^"per-client"; r=0; t=\d+$/);
     expect(token.headers['ratelimit-policy']).toMatch(/^"per-client"; q=1; w=60; pk=:[^:]+:$/);
-    bearer = `Bearer ${token.body.access_token}`;
     expect((await server.http.get('/dpy/payment-link/v1/sellers').set('Authorization', bearer)).status).toBe(200);
   });
   afterAll(() => server?.close());
@@ -83,9 +89,7 @@ describe('the RateLimit fields of a refusal', () => {
   let server: TestServer;
   let bearer: string;
   beforeAll(async () => {
-    server = await startTestServer({ config: { apiSpec: PLATFORM_JSON, rateLimit: { limit: 50, windowMs: 60_000 } } });
-    const token = await server.http.post('/authentication/oauth2/-core/access_token').type('form').send(tokenForm());
-    bearer = `Bearer ${token.body.access_token}`;
+    ({ server, bearer } = await limitedServer(50));
   });
   afterAll(() => server?.close());
 
