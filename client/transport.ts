@@ -100,10 +100,11 @@ function reusableBody(body: unknown): boolean {
   );
 }
 
-/** The signals that are set, as one signal (no AbortSignal.any for one or none). */
+/** The signals that are set, as one signal: AbortSignal.any only to join two or more (a signal costs microseconds). */
 function oneSignal(a: AbortSignal | undefined, b: AbortSignal | undefined, c?: AbortSignal): AbortSignal | undefined {
-  const set = [a, b, c].filter((s): s is AbortSignal => s !== undefined);
-  return set.length <= 1 ? set[0] : AbortSignal.any(set);
+  if (!a) return !b ? c : !c ? b : AbortSignal.any([b, c]);
+  if (!b && !c) return a;
+  return AbortSignal.any(!b ? [a, c!] : !c ? [a, b] : [a, b, c]);
 }
 
 const count = (value: unknown): number | undefined =>
@@ -126,6 +127,30 @@ function connectionFailure(error: unknown, callSignal: AbortSignal | undefined, 
 /** The transport takes openapi-fetch's `PendingRequest`, or a real `Request` when middleware needs one. */
 export type TransportFetch = (request: Request | PendingRequest) => Promise<Response>;
 
+/** What a call throws when it ends without an answer (a PlatformError as it is). */
+function callFailure(operationId: string | undefined, error: unknown, attempts: number, callSignal: AbortSignal | undefined, deadline: AbortSignal | undefined): Error {
+  if (error instanceof PlatformError) return error;
+  return new PlatformConnectionError(operationId, connectionFailure(error, callSignal, deadline), attempts, error);
+}
+
+/** One exchange to the observer; a failing observer (a logger) must never fail a payment call. */
+function report(
+  observe: RequestObserver | undefined,
+  exchange: { operationId: string | undefined; method: string; url: string; attempt: number; authenticated: boolean; started: number },
+  outcome: { status?: number; error?: string },
+  retryInMs?: number,
+): void {
+  if (!observe) return;
+  try {
+    const { operationId, method, url, attempt, authenticated, started } = exchange;
+    const observation: RequestObservation = { operationId, method, url, attempt, authenticated, ...outcome, durationMs: performance.now() - started };
+    if (retryInMs !== undefined) observation.retryInMs = retryInMs;
+    observe(observation);
+  } catch {
+    // Ignored: see above.
+  }
+}
+
 export function platformTransport(options: TransportOptions): TransportFetch {
   const { baseUrl, authUrl, timeoutMs, observe } = options;
   const send = (url: string, init: RequestInit): Promise<Response> =>
@@ -146,10 +171,6 @@ export function platformTransport(options: TransportOptions): TransportFetch {
     // them is created when none is set (a plain call makes no AbortSignal of its own).
     const deadline = callTimeoutMs === undefined ? undefined : AbortSignal.timeout(callTimeoutMs);
     const callSignal = oneSignal(request.signal ?? undefined, options.signal, deadline);
-    const fail = (error: unknown, attempts: number): never => {
-      if (error instanceof PlatformError) throw error;
-      throw new PlatformConnectionError(operationId, connectionFailure(error, callSignal, deadline), attempts, error);
-    };
 
     // The init of every exchange, made once: the headers are this call's own copy (the token is
     // written on them, never on a Request a middleware holds), the body is read once when it could
@@ -179,21 +200,14 @@ export function platformTransport(options: TransportOptions): TransportFetch {
     let refreshed = false;
     let retries = 0;
     for (let attempt = 1; ; attempt++) {
-      if (tokens && token === undefined) token = tokens.cached() ?? (await abortable(tokens.get(), callSignal).catch((e: unknown) => fail(e, attempt - 1)));
+      if (tokens && token === undefined) token = tokens.cached() ?? (await abortable(tokens.get(), callSignal).catch((e: unknown) => {
+        throw callFailure(operationId, e, attempt - 1, callSignal, deadline);
+      }));
       // Each exchange's own time limit, when the client has one.
       init.signal = timeoutMs ? oneSignal(callSignal, AbortSignal.timeout(timeoutMs)) : callSignal;
       if (token !== undefined) headers.set('authorization', `Bearer ${token}`);
-      const started = performance.now();
-      const report = (outcome: { status?: number; error?: string }, retryInMs?: number) => {
-        if (!observe) return;
-        try {
-          const observation: RequestObservation = { operationId, method: request.method, url, attempt, authenticated: token !== undefined, ...outcome, durationMs: performance.now() - started };
-          if (retryInMs !== undefined) observation.retryInMs = retryInMs;
-          observe(observation);
-        } catch {
-          // A failing observer (a logger) must never fail a payment call.
-        }
-      };
+      // Plain data, not a closure per exchange: what the observer is told about this exchange.
+      const exchange = { operationId, method: request.method, url, attempt, authenticated: token !== undefined, started: performance.now() };
 
       let response: Response;
       try {
@@ -201,34 +215,40 @@ export function platformTransport(options: TransportOptions): TransportFetch {
       } catch (error) {
         const again = !callSignal?.aborted && transient(error) && retries < maxRetries;
         const wait = again ? retryDelayMs(retries + 1, undefined, options.retry) : undefined;
-        report({ error: error instanceof Error ? error.name : 'Error' }, wait);
-        if (wait === undefined) return fail(error, attempt);
+        report(observe, exchange, { error: error instanceof Error ? error.name : 'Error' }, wait);
+        if (wait === undefined) throw callFailure(operationId, error, attempt, callSignal, deadline);
         retries += 1;
-        await sleep(wait, callSignal).catch((e: unknown) => fail(e, attempt));
+        await sleep(wait, callSignal).catch((e: unknown) => {
+        throw callFailure(operationId, e, attempt, callSignal, deadline);
+      });
         continue;
       }
 
       if (response.status === 401 && tokens && !refreshed) {
         // Refresh once and send once more: a second 401 is the answer, never a loop.
-        report({ status: 401 }, 0);
+        report(observe, exchange, { status: 401 }, 0);
         await response.body?.cancel();
         refreshed = true;
         const rejected = token!;
-        token = await abortable(tokens.refresh(rejected), callSignal).catch((e: unknown) => fail(e, attempt));
+        token = await abortable(tokens.refresh(rejected), callSignal).catch((e: unknown) => {
+        throw callFailure(operationId, e, attempt, callSignal, deadline);
+      });
         continue;
       }
 
       if (RETRIED_STATUSES.has(response.status) && retries < maxRetries && !callSignal?.aborted) {
         const wait = retryDelayMs(retries + 1, retryAfterMs(response.headers.get('retry-after')), options.retry);
         if (wait !== undefined) {
-          report({ status: response.status }, wait);
+          report(observe, exchange, { status: response.status }, wait);
           await response.body?.cancel();
           retries += 1;
-          await sleep(wait, callSignal).catch((e: unknown) => fail(e, attempt));
+          await sleep(wait, callSignal).catch((e: unknown) => {
+        throw callFailure(operationId, e, attempt, callSignal, deadline);
+      });
           continue;
         }
       }
-      report({ status: response.status });
+      report(observe, exchange, { status: response.status });
       return response;
     }
   };
