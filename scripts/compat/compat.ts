@@ -51,12 +51,18 @@ export function majorOf(version: unknown): string {
   return match ? match[1]! : String(version);
 }
 
+/**
+ * The object a `$ref` points to. In OpenAPI 3.1 the keywords beside a `$ref` apply too (a field's
+ * own `maxLength` next to a shared string rule): they are kept, over the target's.
+ */
 function resolve(doc: Doc, node: any, depth = 0): any {
   if (!node || typeof node !== 'object' || typeof node.$ref !== 'string' || depth > 50) return node;
   if (!node.$ref.startsWith('#/')) return node;
   let target: any = doc;
   for (const part of node.$ref.slice(2).split('/')) target = target?.[part.replace(/~1/g, '/').replace(/~0/g, '~')];
-  return resolve(doc, target, depth + 1);
+  const { $ref: _ref, ...beside } = node;
+  const resolved = resolve(doc, target, depth + 1);
+  return Object.keys(beside).length && resolved && typeof resolved === 'object' ? { ...resolved, ...beside } : resolved;
 }
 
 const typesOf = (s: any): string[] | undefined =>
@@ -103,9 +109,11 @@ class Checker {
     const b = resolve(this.before, bRaw);
     const a = resolve(this.after, aRaw);
     if (!b || !a || typeof b !== 'object' || typeof a !== 'object') return;
-    // A schema pair met again within one operation (a recursive schema, a reused component) adds nothing.
-    const pairKey = `${side}|${bRaw?.$ref ?? where}|${aRaw?.$ref ?? where}`;
-    if (bRaw?.$ref && aRaw?.$ref) {
+    // A schema pair met again within one operation (a recursive schema, a reused component) adds
+    // nothing; a `$ref` with keywords beside it is its own schema, compared wherever it stands.
+    const pureRef = (raw: any) => typeof raw?.$ref === 'string' && Object.keys(raw).length === 1;
+    const pairKey = `${side}|${bRaw?.$ref}|${aRaw?.$ref}`;
+    if (pureRef(bRaw) && pureRef(aRaw)) {
       if (this.seen.has(pairKey)) return;
       this.seen.add(pairKey);
     }
