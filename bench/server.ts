@@ -8,10 +8,13 @@
 // Also a legitimate caller's token latency during a flood of wrong guesses (bench/token-flood.ts).
 // Run: make bench   (BENCH_DURATION seconds per measurement, BENCH_REPS, BENCH_CONNECTIONS)
 // Only the flood: BENCH_SCENARIO=token-flood node_modules/.bin/tsx bench/server.ts (after make build-server)
+// Only the event loop on PGlite (validated server, each operation): BENCH_SCENARIO=event-loop, and
+// BENCH_COMPARE_MAIN=<another build's main.js> (BENCH_COMPARE_LABEL) to measure a second build in the same run.
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import autocannon from 'autocannon';
 import { migrate } from '../server/store/migrate.ts';
 import { openStore } from '../server/store/open-store.ts';
@@ -36,6 +39,57 @@ interface Proc {
   stop(): Promise<void>;
   /** Peak resident memory (MiB) of the process so far. */
   peakMiB(): number;
+  /** The event-loop delay since the last call (reference servers only: EVENT_LOOP_PROBE). */
+  eventLoop?(): Promise<EventLoop>;
+}
+
+interface EventLoop {
+  p50: number;
+  p99: number;
+  max: number;
+}
+
+/**
+ * The bench's only hook into the server process, kept here: a module preloaded with `--import`
+ * that samples the main thread's event loop (perf_hooks.monitorEventLoopDelay, 1 ms resolution, so
+ * an idle loop reads ~1 ms) and, on each SIGUSR2, writes the delays since the previous SIGUSR2 (ms)
+ * to the file BENCH_EVENT_LOOP names. The server's code knows nothing of it.
+ */
+const EVENT_LOOP_PROBE = `
+import { writeFileSync } from 'node:fs';
+import { monitorEventLoopDelay } from 'node:perf_hooks';
+import { isMainThread } from 'node:worker_threads';
+if (isMainThread && process.env.BENCH_EVENT_LOOP) {
+  const histogram = monitorEventLoopDelay({ resolution: 1 });
+  histogram.enable();
+  let seq = 0;
+  process.on('SIGUSR2', () => {
+    const ms = (ns) => Math.round(ns / 1e4) / 100;
+    const delays = { seq: ++seq, p50: ms(histogram.percentile(50)), p99: ms(histogram.percentile(99)), max: ms(histogram.max) };
+    writeFileSync(process.env.BENCH_EVENT_LOOP, JSON.stringify(delays));
+    histogram.reset();
+  });
+}
+`;
+const PROBE_DIR = mkdtempSync(join(tmpdir(), 'bench-probe-'));
+const PROBE_FILE = join(PROBE_DIR, 'event-loop-probe.mjs');
+writeFileSync(PROBE_FILE, EVENT_LOOP_PROBE);
+process.on('exit', () => rmSync(PROBE_DIR, { recursive: true, force: true }));
+
+/** Asks the probed process for its delays and waits for the answer (a new `seq` in its file). */
+function eventLoopOf(child: ChildProcess, file: string): () => Promise<EventLoop> {
+  let seq = 0;
+  return async () => {
+    seq++;
+    child.kill('SIGUSR2');
+    const until = Date.now() + 5_000;
+    for (;;) {
+      const read = existsSync(file) ? (JSON.parse(readFileSync(file, 'utf8') || '{}') as EventLoop & { seq?: number }) : undefined;
+      if (read?.seq === seq) return read;
+      if (Date.now() > until) throw new Error('The event-loop probe did not answer');
+      await new Promise((r) => setTimeout(r, 10));
+    }
+  };
 }
 
 async function waitFor200(url: string, init: RequestInit = {}, timeoutMs = 60_000): Promise<void> {
@@ -97,12 +151,14 @@ interface Storage {
 /** The compiled reference server (`make build-server`), as `make run` starts it: one node process. */
 const SERVER_MAIN = `${ROOT}server/dist/main.js`;
 
-async function referenceServer(storage: Storage, validation: boolean) {
+async function referenceServer(storage: Storage, validation: boolean, main = SERVER_MAIN) {
   const port = await freePort();
-  return launch(process.execPath, [SERVER_MAIN], {
+  const eventLoopFile = join(PROBE_DIR, `event-loop-${port}.json`);
+  const server = await launch(process.execPath, ['--import', pathToFileURL(PROBE_FILE).href, main], {
     PORT: String(port), HOST: '127.0.0.1', DATA_DIR: storage.dataDir ?? '', DATABASE_URL: storage.databaseUrl ?? '', API_SPEC: BUNDLE, LOG_LEVEL: 'warn',
-    RATE_LIMIT_PER_SECOND: '0', CONTRACT_VALIDATION: String(validation), BILLING_POLL_INTERVAL_MS: '3600000',
+    RATE_LIMIT_PER_SECOND: '0', CONTRACT_VALIDATION: String(validation), BILLING_POLL_INTERVAL_MS: '3600000', BENCH_EVENT_LOOP: eventLoopFile,
   }, port, '/sandbox/v1/jwks');
+  return { ...server, eventLoop: eventLoopOf(server.child, eventLoopFile) };
 }
 
 async function prism() {
@@ -183,15 +239,19 @@ interface Sample {
   p50: number;
   p99: number;
   non2xx: number;
+  /** The server's event-loop delay during the measurement (reference servers). */
+  loop?: EventLoop;
 }
 
-async function cannon(url: string, op: Pick<Op, 'method' | 'path' | 'headers' | 'body'>): Promise<Sample> {
+async function cannon(url: string, op: Pick<Op, 'method' | 'path' | 'headers' | 'body'>, server?: Pick<Proc, 'eventLoop'>): Promise<Sample> {
   // Warm-up (JIT, caches, connection pool), not recorded; then a pause so that nothing is left in flight.
   await autocannon({ url: url + op.path, method: op.method, headers: op.headers, body: op.body, connections: CONNECTIONS, duration: 1 });
   await new Promise((r) => setTimeout(r, 300));
+  await server?.eventLoop?.(); // from here
   const result = await autocannon({ url: url + op.path, method: op.method, headers: op.headers, body: op.body, connections: CONNECTIONS, duration: DURATION });
+  const loop = await server?.eventLoop?.();
   await new Promise((r) => setTimeout(r, 300));
-  return { rps: result.requests.average, p50: result.latency.p50, p99: result.latency.p99, non2xx: result.non2xx + result.errors + result.timeouts };
+  return { rps: result.requests.average, p50: result.latency.p50, p99: result.latency.p99, non2xx: result.non2xx + result.errors + result.timeouts, loop };
 }
 
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)] ?? NaN;
@@ -249,6 +309,14 @@ async function prepare(storage: Storage): Promise<void> {
 }
 
 type Samples = Record<string, Record<string, Sample[]>>; // op → variant → samples (one per repetition)
+type Figure = 'rps' | 'p50' | 'p99' | 'non2xx';
+
+/** The median event-loop delays (ms) of a variant's samples: p50 / p99 / max. */
+const loopOf = (samples: Sample[] = []) =>
+  (['p50', 'p99', 'max'] as const).map((k) => fmt(median(samples.map((s) => s.loop?.[k] ?? NaN)), 1)).join(' / ');
+
+/** Issue 15's target for the server's main thread under 32 connections on PGlite. */
+const EVENT_LOOP_P99_MS = 20;
 
 /** Throughput target against Prism on the same bundle (issue 15): 2× on embedded PGlite, 3× on PostgreSQL. */
 const PRISM_MULTIPLE: Record<Storage['name'], number> = { PGlite: 2, PostgreSQL: 3 };
@@ -260,8 +328,8 @@ function report(storage: Storage['name'], ops: Op[], samples: Samples, bareRps: 
   const targets: string[] = [];
   for (const op of ops) {
     const v = samples[op.name]!;
-    const m = (variant: string, key: keyof Sample) => median((v[variant] ?? []).map((s) => s[key]));
-    const ratio = (variant: string, anchor: string, key: keyof Sample) => median((v[variant] ?? []).map((s, i) => s[key] / (v[anchor]?.[i]?.[key] ?? NaN)));
+    const m = (variant: string, key: Figure) => median((v[variant] ?? []).map((s) => s[key]));
+    const ratio = (variant: string, anchor: string, key: Figure) => median((v[variant] ?? []).map((s, i) => s[key] / (v[anchor]?.[i]?.[key] ?? NaN)));
     const vsPrism = ratio(on, 'Prism', 'rps');
     const cost = 1 - ratio(on, off, 'rps');
     const p99 = ratio(on, off, 'p99');
@@ -270,8 +338,10 @@ function report(storage: Storage['name'], ops: Op[], samples: Samples, bareRps: 
         `${fmt(m(on, 'p50'))} / ${fmt(m(on, 'p99'))} | ${fmt(m(off, 'p50'))} / ${fmt(m(off, 'p99'))} | ${fmt(m('Prism', 'p50'))} / ${fmt(m('Prism', 'p99'))} | ` +
         `${fmt(m(on, 'non2xx'))} / ${fmt(m(off, 'non2xx'))} / ${fmt(m('Prism', 'non2xx'))} |`,
     );
+    const loopP99 = median((v[on] ?? []).map((s) => s.loop?.p99 ?? NaN));
     targets.push(
-      `| ${op.name} | ${fmt(vsPrism, 2)}× ${vsPrism >= PRISM_MULTIPLE[storage] ? 'met' : 'missed'} | ${fmt(cost * 100)}% ${cost <= 0.15 ? 'met' : 'missed'} | ${fmt(p99, 2)}× ${p99 <= 1.5 ? 'met' : 'missed'} |`,
+      `| ${op.name} | ${fmt(vsPrism, 2)}× ${vsPrism >= PRISM_MULTIPLE[storage] ? 'met' : 'missed'} | ${fmt(cost * 100)}% ${cost <= 0.15 ? 'met' : 'missed'} | ${fmt(p99, 2)}× ${p99 <= 1.5 ? 'met' : 'missed'} | ` +
+        `${loopOf(v[on])}${storage === 'PGlite' ? ` ${loopP99 <= EVENT_LOOP_P99_MS ? 'met' : 'missed'}` : ''} |`,
     );
   }
   return [
@@ -281,8 +351,8 @@ function report(storage: Storage['name'], ops: Op[], samples: Samples, bareRps: 
     '|---|---:|---:|---:|---:|---|---|---|---|',
     ...rows,
     '',
-    `| operation | validated vs Prism throughput (target ≥ ${PRISM_MULTIPLE[storage]}×) | validation cost in throughput (target ≤ 15%) | p99 validated / validation off (target ≤ 1.5×) |`,
-    '|---|---|---|---|',
+    `| operation | validated vs Prism throughput (target ≥ ${PRISM_MULTIPLE[storage]}×) | validation cost in throughput (target ≤ 15%) | p99 validated / validation off (target ≤ 1.5×) | validated event-loop delay p50 / p99 / max, ms${storage === 'PGlite' ? ` (target p99 ≤ ${EVENT_LOOP_P99_MS})` : ''} |`,
+    '|---|---|---|---|---|',
     ...targets,
     '',
   ];
@@ -329,6 +399,65 @@ async function tokenFloodSection(storages: Storage[], command: string): Promise<
   ].join('\n');
 }
 
+const EVENT_LOOP_TITLE = 'Event loop on PGlite';
+
+/** What the event-loop figures mean and where the delay comes from (written after measuring them). */
+const EVENT_LOOP_NOTES = '';
+
+/**
+ * BENCH_SCENARIO=event-loop: the validated server on a PGlite data directory, each operation, the
+ * main thread's event-loop delay during the measurement; with BENCH_COMPARE_MAIN, a second build
+ * (another commit's server/dist/main.js) too, the two alternating within each repetition.
+ */
+async function eventLoopSection(storage: Storage, command: string): Promise<string> {
+  const builds: Array<[label: string, main: string]> = [['this build (server/dist)', SERVER_MAIN]];
+  if (process.env.BENCH_COMPARE_MAIN) builds.unshift([process.env.BENCH_COMPARE_LABEL ?? process.env.BENCH_COMPARE_MAIN, process.env.BENCH_COMPARE_MAIN]);
+  const samples: Samples = {};
+  const memory: Record<string, number[]> = {};
+  let ops: Op[] | undefined;
+  for (let rep = 0; rep < REPS; rep++) {
+    for (const [label, main] of rep % 2 ? [...builds].reverse() : builds) {
+      const server = await referenceServer(storage, true, main);
+      try {
+        ops ??= await operations(server);
+        for (const op of ops) ((samples[op.name] ??= {})[label] ??= []).push(await cannon(server.url, op, server));
+        (memory[label] ??= []).push(server.peakMiB());
+      } finally {
+        await server.stop();
+      }
+    }
+  }
+  const m = (xs: Sample[] = [], key: Figure) => median(xs.map((x) => x[key]));
+  const rows = ops!.flatMap((op) =>
+    builds.map(([label]) => {
+      const xs = samples[op.name]![label];
+      const p99 = median((xs ?? []).map((x) => x.loop?.p99 ?? NaN));
+      return `| ${op.name} | ${label} | ${fmt(m(xs, 'rps'))} | ${fmt(m(xs, 'p50'))} / ${fmt(m(xs, 'p99'))} | ${loopOf(xs)} ${p99 <= EVENT_LOOP_P99_MS ? 'met' : 'missed'} | ${fmt(m(xs, 'non2xx'))} |`;
+    }),
+  );
+  return [
+    `## ${EVENT_LOOP_TITLE}`,
+    '',
+    `The validated compiled server on a PGlite data directory (LOG_LEVEL=warn, rate limit off), autocannon with ${CONNECTIONS} connections, ` +
+      `${DURATION} s per operation after 1 s of warm-up, ${REPS} repetitions (medians). Event-loop delay: the server's main thread, ` +
+      '`monitorEventLoopDelay` at 1 ms resolution during each measurement (the probe of bench/server.ts, preloaded with `--import`). ' +
+      (PIN ? `autocannon on CPU 0, the server (all its threads) on CPU ${SERVER_CPUS}.` : 'Client and server share the CPUs.'),
+    '',
+    `Command: \`${command}\``,
+    '',
+    `Machine: Node ${process.version}, ${cpus()[0]?.model.trim()} (${cpus().length} CPUs), ${new Date().toISOString().slice(0, 10)}, ` +
+      `load average ${loadavg()[0]!.toFixed(1)} at the end`,
+    '',
+    `| operation | build | req/s | latency p50 / p99 (ms) | event-loop delay p50 / p99 / max, ms (target p99 ≤ ${EVENT_LOOP_P99_MS}) | non-2xx |`,
+    '|---|---|---:|---|---|---:|',
+    ...rows,
+    '',
+    `Peak memory (VmHWM, median MiB, the whole process with its threads): ${builds.map(([label]) => `${label} ${fmt(median(memory[label] ?? []))}`).join(', ')}.`,
+    '',
+    ...(EVENT_LOOP_NOTES ? [EVENT_LOOP_NOTES, ''] : []),
+  ].join('\n');
+}
+
 async function main() {
   const t0 = performance.now();
   if (!existsSync(SERVER_MAIN)) throw new Error(`${SERVER_MAIN} is missing: run make build-server first (make bench does)`);
@@ -341,6 +470,14 @@ async function main() {
     const flood = await tokenFloodSection(storages, `BENCH_SCENARIO=token-flood BENCH_DURATION=${DURATION}${postgres} node_modules/.bin/tsx bench/server.ts`);
     console.log(flood);
     writeSection(FLOOD_TITLE, flood);
+    return rmSync(dataDir, { recursive: true, force: true });
+  }
+  if (process.env.BENCH_SCENARIO === 'event-loop') {
+    const compare = process.env.BENCH_COMPARE_MAIN ? ` BENCH_COMPARE_MAIN=${process.env.BENCH_COMPARE_MAIN} BENCH_COMPARE_LABEL='${process.env.BENCH_COMPARE_LABEL ?? ''}'` : '';
+    const command = `BENCH_SCENARIO=event-loop BENCH_DURATION=${DURATION} BENCH_REPS=${REPS} BENCH_CONNECTIONS=${CONNECTIONS}${compare} node_modules/.bin/tsx bench/server.ts`;
+    const section = await eventLoopSection(storages[0]!, command);
+    console.log(section);
+    writeSection(EVENT_LOOP_TITLE, section);
     return rmSync(dataDir, { recursive: true, force: true });
   }
 
@@ -358,7 +495,7 @@ async function main() {
         try {
           (cold[variant] ??= []).push(server.coldMs);
           if (!ops.has(storage.name)) ops.set(storage.name, await operations(server));
-          for (const op of ops.get(storage.name)!) add(op.name, variant, await cannon(server.url, op));
+          for (const op of ops.get(storage.name)!) add(op.name, variant, await cannon(server.url, op, server));
           (memory[variant] ??= []).push(server.peakMiB());
         } finally {
           await server.stop();

@@ -21,7 +21,6 @@ export interface WorkerRequest {
 /** The fields of a PostgreSQL error the code and the logs use: never its values. */
 export interface WorkerError {
   message: string;
-  name?: string;
   code?: string;
   severity?: string;
   schema?: string;

@@ -40,7 +40,7 @@ export interface PgliteWorkerStore extends Store {
 
 /** An Error with the PostgreSQL fields the code and the logs use, without any value (store.ts). */
 function rebuilt(fields: WorkerError): Error {
-  const { message, name: _name, ...rest } = fields;
+  const { message, ...rest } = fields;
   return Object.assign(new Error(message), rest);
 }
 

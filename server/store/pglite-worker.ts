@@ -23,7 +23,7 @@ const SAFE_FIELDS = ['code', 'severity', 'schema', 'table', 'column', 'dataType'
 
 function describe(error: unknown): WorkerError {
   if (!(error instanceof Error)) return { message: String(error) };
-  const described: WorkerError = { message: error.message, name: error.name };
+  const described: WorkerError = { message: error.message };
   for (const field of SAFE_FIELDS) {
     const value = (error as unknown as Record<string, unknown>)[field];
     if (typeof value === 'string') described[field] = value;
