@@ -241,12 +241,12 @@ var require_ucs2length = __commonJS({
 var validate = validate20;
 var stdin_default = validate20;
 var schema33 = { "type": "object", "description": "Payload of the checkout notification: the payment authorization result of a checkout.\n\n**Package decision (the seed lists `mode` values without saying which source sends which):**\n\n| `mode` | Source | `payment_intent_id` | `order_id` |\n|---|---|---|---|\n| `instant` | a payment intent of this area (`POST /payment-intent`) | the intent's id | the intent's `order_id`, when it had one |\n| `payment_link` | an order placed through a payment link | absent | the link order's `order_id` |\n| `recurring` | a subscription charge | absent | the subscription's `order_id` |\n\nFor `payment_link` and `recurring`, `customer` is built from the order or subscription customer\n(`customer_id` = `document_number` when the source has no id), so it keeps the payment intent\nrequest's shape.\n", "required": ["checkout_id", "mode", "payment"], "properties": { "checkout_id": { "type": "string", "format": "uuid", "pattern": "^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-4[0-9a-fA-F]{3}-[89abAB][0-9a-fA-F]{3}-[0-9a-fA-F]{12}$", "description": "Id of the checkout (UUID v4); one checkout per payment intent, link order or subscription charge." }, "payment_intent_id": { "type": "string", "format": "uuid", "pattern": "^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-4[0-9a-fA-F]{3}-[89abAB][0-9a-fA-F]{3}-[0-9a-fA-F]{12}$", "description": "Id of the payment intent (UUID v4), for mode `instant`." }, "order_id": { "type": "string", "description": "The merchant's order id (see the table)." }, "mode": { "type": "string", "description": "`instant` (instant payments), `payment_link` (one-time payments from a link) or `recurring` (recurring payments).", "enum": ["instant", "payment_link", "recurring"] }, "seller": { "$ref": "#/components/schemas/CheckoutNotificationSeller" }, "customer": { "$ref": "#/components/schemas/CheckoutCustomer" }, "shipping": { "$ref": "#/components/schemas/CheckoutShipping" }, "payment": { "$ref": "#/components/schemas/CheckoutNotificationPayment" }, "frontend": { "$ref": "#/components/schemas/CheckoutFrontend" }, "pickup_store": { "type": "boolean", "description": "The order is picked up by the customer (from the payment intent)." }, "shipping_method": { "type": "string", "description": "Shipping method (from the payment intent)." }, "soft_descriptor": { "type": "string", "description": "Text on the customer's statement (from the payment intent)." }, "reference_code": { "type": "string", "description": "Reference of the order.\n\n**Package decision (the seed does not show its source):** for `payment_link`, the link order's\n`reference_code`; for `instant` and `recurring`, the platform's reference of the checkout\n(12 upper-case letters and digits).\n" }, "product": { "type": "array", "description": "Products of the order, as in the payment intent request; absent for card verification.", "items": { "$ref": "#/components/schemas/CheckoutProduct" } }, "device_fingerprint": { "type": "string", "description": "Fingerprint of the consumer's device collected by the hosted checkout." } } };
-var schema63 = { "type": "object", "description": "What the hosted checkout front end saw.\n\n**Package decision (the seed marks inner fields required but not the object):** `frontend` itself\nis optional. It is sent for every payment made through a hosted page (modes `instant` and\n`payment_link`) and absent for `recurring` charges, which have no front end.\n", "required": ["sales_channel", "application_version", "ip"], "properties": { "link": { "type": "string", "description": "Origin of the front end request (the page address)." }, "time_page": { "type": "integer", "format": "int32", "minimum": 0, "description": "Seconds the customer spent on the page." }, "sales_channel": { "type": "string", "description": "Channel of the sale.", "enum": ["WEB", "MOBILE", "ANDROID", "IOS"] }, "application_version": { "type": "string", "description": "Version of the front end application." }, "card_pasted": { "type": "boolean", "description": "Whether the card number was pasted in the front end." }, "ip": { "type": "string", "description": "IP address (IPv4 or IPv6) of the consumer's device." }, "timezone": { "type": "string", "description": "Time zone of the consumer's device (IANA name, e.g. `America/Sao_Paulo`)." }, "locale": { "type": "string", "description": "Locale of the consumer's device (BCP 47, e.g. `pt-BR`)." } } };
+var schema46 = { "type": "object", "description": "What the hosted checkout front end saw.\n\n**Package decision (the seed marks inner fields required but not the object):** `frontend` itself\nis optional. It is sent for every payment made through a hosted page (modes `instant` and\n`payment_link`) and absent for `recurring` charges, which have no front end.\n", "required": ["sales_channel", "application_version", "ip"], "properties": { "link": { "type": "string", "description": "Origin of the front end request (the page address)." }, "time_page": { "type": "integer", "format": "int32", "minimum": 0, "description": "Seconds the customer spent on the page." }, "sales_channel": { "type": "string", "description": "Channel of the sale.", "enum": ["WEB", "MOBILE", "ANDROID", "IOS"] }, "application_version": { "type": "string", "description": "Version of the front end application." }, "card_pasted": { "type": "boolean", "description": "Whether the card number was pasted in the front end." }, "ip": { "type": "string", "description": "IP address (IPv4 or IPv6) of the consumer's device." }, "timezone": { "type": "string", "description": "Time zone of the consumer's device (IANA name, e.g. `America/Sao_Paulo`)." }, "locale": { "type": "string", "description": "Locale of the consumer's device (BCP 47, e.g. `pt-BR`)." } } };
 var formats0 = /^(?:urn:uuid:)?[0-9a-f]{8}-(?:[0-9a-f]{4}-){3}[0-9a-f]{12}$/i;
 var formats8 = require_formats().fullFormats.int32;
 var pattern4 = new RegExp("^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-4[0-9a-fA-F]{3}-[89abAB][0-9a-fA-F]{3}-[0-9a-fA-F]{12}$", "u");
-var schema35 = { "type": "object", "description": 'The buyer. Sent in the payment intent request and echoed, with the same shape, in the checkout\nnotification.\n\nRules the server enforces (they depend on the seller\'s country, which the request does not hold):\n\n- For a BR seller, `document_number` must be a valid CPF (11 digits, both check digits right)\n  when `document_type` is `CPF`, and a valid CNPJ (14 digits, both check digits right) when it is\n  `CNPJ`; otherwise 422 `validation_error` on `customer.document_number`.\n- For a BR seller, `customer_id` must correspond to a valid CPF. **Package decision (the seed says\n  only that an invalid one "can trigger fraud prevention that blocks payment"):** the intent is not\n  refused; the payment of a customer whose `customer_id` is neither a valid CPF nor a valid CNPJ is\n  denied by fraud prevention (notification `payment.result.status` `Denied`, `return_code`\n  `FRAUD_PREVENTION`, `return_message` `Denied by fraud prevention`).\n', "required": ["customer_id", "first_name", "last_name", "name", "email", "document_type", "document_number", "billing_address"], "properties": { "customer_id": { "maxLength": 64, "type": "string", "pattern": "^[A-Za-z0-9]+$", "description": "The merchant's id of the buyer: letters and digits only, no separators. Recommended to equal\n`document_number`; for BR it must correspond to a valid CPF (see above).\n" }, "first_name": { "maxLength": 60, "$ref": "#/components/schemas/Text", "minLength": 1, "description": "First name." }, "last_name": { "maxLength": 60, "$ref": "#/components/schemas/Text", "minLength": 1, "description": "Last name." }, "name": { "maxLength": 120, "$ref": "#/components/schemas/Text", "minLength": 1, "description": "Full name." }, "email": { "maxLength": 254, "type": "string", "format": "email", "description": "E-mail address." }, "document_type": { "$ref": "#/components/schemas/CheckoutDocumentType" }, "document_number": { "maxLength": 20, "$ref": "#/components/schemas/Text", "minLength": 1, "description": "Document number, digits only for CPF and CNPJ; for a BR seller a valid CPF (or CNPJ with `document_type` `CNPJ`)." }, "phone_number": { "maxLength": 20, "$ref": "#/components/schemas/Text", "description": "Phone number, digits only with country and area code recommended (e.g. `5511987654321`)." }, "gender": { "type": "string", "description": "Gender.", "enum": ["Female", "Male", "Intersex", "Trans", "Non-Conforming", "Personal", "Eunuch"] }, "checked_email": { "type": "boolean", "description": "Whether the seller verified the e-mail when the customer registered at the store." }, "billing_address": { "$ref": "#/components/schemas/CheckoutAddress" } } };
-var schema39 = { "type": "string", "description": "Type of the customer's document. The allowed value depends on the seller's country:\n\n| Seller country | Allowed `document_type` |\n|---|---|\n| BR | `CPF` (individuals) or `CNPJ` (companies) |\n| AR | `DNI` |\n| CL | `RUT` |\n| MX | `RFC` |\n| UY | `CI` |\n| ES | `DNI` |\n\n**Package decision (the seed does not show whose country decides):** the seller's country, taken\nfrom the access token, decides; the schema carries the union of the values and the server refuses\na value not allowed for the seller's country with 422 `country_rule_violation` on the field\n`customer.document_type`.\n", "enum": ["CPF", "CNPJ", "DNI", "RUT", "RFC", "CI"] };
+var schema35 = { "type": "object", "description": 'The buyer. Sent in the payment intent request and echoed, with the same shape, in the checkout\nnotification.\n\nRules the server enforces (they depend on the seller\'s country, which the request does not hold):\n\n- For a BR seller, `document_number` must be a valid CPF (11 digits, both check digits right)\n  when `document_type` is `CPF`, and a valid CNPJ (14 digits, both check digits right) when it is\n  `CNPJ`; otherwise 422 `validation_error` on `customer.document_number`.\n- For a BR seller, `customer_id` must correspond to a valid CPF. **Package decision (the seed says\n  only that an invalid one "can trigger fraud prevention that blocks payment"):** the intent is not\n  refused; the payment of a customer whose `customer_id` is neither a valid CPF nor a valid CNPJ is\n  denied by fraud prevention (notification `payment.result.status` `Denied`, `return_code`\n  `FRAUD_PREVENTION`, `return_message` `Denied by fraud prevention`).\n', "required": ["customer_id", "first_name", "last_name", "name", "email", "document_type", "document_number", "billing_address"], "properties": { "customer_id": { "maxLength": 64, "type": "string", "pattern": "^[A-Za-z0-9]+$", "description": "The merchant's id of the buyer: letters and digits only, no separators. Recommended to equal\n`document_number`; for BR it must correspond to a valid CPF (see above).\n" }, "first_name": { "type": "string", "pattern": "^[^\\u0000-\\u0008\\u000B\\u000C\\u000E-\\u001F\\u007F]*$", "maxLength": 60, "minLength": 1, "description": "First name." }, "last_name": { "type": "string", "pattern": "^[^\\u0000-\\u0008\\u000B\\u000C\\u000E-\\u001F\\u007F]*$", "maxLength": 60, "minLength": 1, "description": "Last name." }, "name": { "type": "string", "pattern": "^[^\\u0000-\\u0008\\u000B\\u000C\\u000E-\\u001F\\u007F]*$", "maxLength": 120, "minLength": 1, "description": "Full name." }, "email": { "maxLength": 254, "type": "string", "format": "email", "description": "E-mail address." }, "document_type": { "$ref": "#/components/schemas/CheckoutDocumentType" }, "document_number": { "type": "string", "pattern": "^[^\\u0000-\\u0008\\u000B\\u000C\\u000E-\\u001F\\u007F]*$", "maxLength": 20, "minLength": 1, "description": "Document number, digits only for CPF and CNPJ; for a BR seller a valid CPF (or CNPJ with `document_type` `CNPJ`)." }, "phone_number": { "type": "string", "pattern": "^[^\\u0000-\\u0008\\u000B\\u000C\\u000E-\\u001F\\u007F]*$", "maxLength": 20, "description": "Phone number, digits only with country and area code recommended (e.g. `5511987654321`)." }, "gender": { "type": "string", "description": "Gender.", "enum": ["Female", "Male", "Intersex", "Trans", "Non-Conforming", "Personal", "Eunuch"] }, "checked_email": { "type": "boolean", "description": "Whether the seller verified the e-mail when the customer registered at the store." }, "billing_address": { "$ref": "#/components/schemas/CheckoutAddress" } } };
+var schema36 = { "type": "string", "description": "Type of the customer's document. The allowed value depends on the seller's country:\n\n| Seller country | Allowed `document_type` |\n|---|---|\n| BR | `CPF` (individuals) or `CNPJ` (companies) |\n| AR | `DNI` |\n| CL | `RUT` |\n| MX | `RFC` |\n| UY | `CI` |\n| ES | `DNI` |\n\n**Package decision (the seed does not show whose country decides):** the seller's country, taken\nfrom the access token, decides; the schema carries the union of the values and the server refuses\na value not allowed for the seller's country with 422 `country_rule_violation` on the field\n`customer.document_type`.\n", "enum": ["CPF", "CNPJ", "DNI", "RUT", "RFC", "CI"] };
 var func1 = require_ucs2length().default;
 var pattern7 = new RegExp("^[A-Za-z0-9]+$", "u");
 var pattern8 = new RegExp("^[^\\u0000-\\u0008\\u000B\\u000C\\u000E-\\u001F\\u007F]*$", "u");
@@ -302,8 +302,8 @@ function validate24(data, { instancePath = "", parentData, parentDataProperty, r
     if (data.street !== void 0) {
       let data0 = data.street;
       if (typeof data0 === "string") {
-        if (!pattern8.test(data0)) {
-          const err4 = { instancePath: instancePath + "/street", schemaPath: "#/components/schemas/Text/pattern", keyword: "pattern", params: { pattern: "^[^\\u0000-\\u0008\\u000B\\u000C\\u000E-\\u001F\\u007F]*$" }, message: 'must match pattern "^[^\\u0000-\\u0008\\u000B\\u000C\\u000E-\\u001F\\u007F]*$"' };
+        if (func1(data0) > 60) {
+          const err4 = { instancePath: instancePath + "/street", schemaPath: "#/properties/street/maxLength", keyword: "maxLength", params: { limit: 60 }, message: "must NOT have more than 60 characters" };
           if (vErrors === null) {
             vErrors = [err4];
           } else {
@@ -311,18 +311,17 @@ function validate24(data, { instancePath = "", parentData, parentDataProperty, r
           }
           errors++;
         }
-      } else {
-        const err5 = { instancePath: instancePath + "/street", schemaPath: "#/components/schemas/Text/type", keyword: "type", params: { type: "string" }, message: "must be string" };
-        if (vErrors === null) {
-          vErrors = [err5];
-        } else {
-          vErrors.push(err5);
+        if (func1(data0) < 1) {
+          const err5 = { instancePath: instancePath + "/street", schemaPath: "#/properties/street/minLength", keyword: "minLength", params: { limit: 1 }, message: "must NOT have fewer than 1 characters" };
+          if (vErrors === null) {
+            vErrors = [err5];
+          } else {
+            vErrors.push(err5);
+          }
+          errors++;
         }
-        errors++;
-      }
-      if (typeof data0 === "string") {
-        if (func1(data0) > 60) {
-          const err6 = { instancePath: instancePath + "/street", schemaPath: "#/properties/street/maxLength", keyword: "maxLength", params: { limit: 60 }, message: "must NOT have more than 60 characters" };
+        if (!pattern8.test(data0)) {
+          const err6 = { instancePath: instancePath + "/street", schemaPath: "#/properties/street/pattern", keyword: "pattern", params: { pattern: "^[^\\u0000-\\u0008\\u000B\\u000C\\u000E-\\u001F\\u007F]*$" }, message: 'must match pattern "^[^\\u0000-\\u0008\\u000B\\u000C\\u000E-\\u001F\\u007F]*$"' };
           if (vErrors === null) {
             vErrors = [err6];
           } else {
@@ -330,22 +329,21 @@ function validate24(data, { instancePath = "", parentData, parentDataProperty, r
           }
           errors++;
         }
-        if (func1(data0) < 1) {
-          const err7 = { instancePath: instancePath + "/street", schemaPath: "#/properties/street/minLength", keyword: "minLength", params: { limit: 1 }, message: "must NOT have fewer than 1 characters" };
-          if (vErrors === null) {
-            vErrors = [err7];
-          } else {
-            vErrors.push(err7);
-          }
-          errors++;
+      } else {
+        const err7 = { instancePath: instancePath + "/street", schemaPath: "#/properties/street/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+        if (vErrors === null) {
+          vErrors = [err7];
+        } else {
+          vErrors.push(err7);
         }
+        errors++;
       }
     }
     if (data.number !== void 0) {
       let data1 = data.number;
       if (typeof data1 === "string") {
-        if (!pattern8.test(data1)) {
-          const err8 = { instancePath: instancePath + "/number", schemaPath: "#/components/schemas/Text/pattern", keyword: "pattern", params: { pattern: "^[^\\u0000-\\u0008\\u000B\\u000C\\u000E-\\u001F\\u007F]*$" }, message: 'must match pattern "^[^\\u0000-\\u0008\\u000B\\u000C\\u000E-\\u001F\\u007F]*$"' };
+        if (func1(data1) > 10) {
+          const err8 = { instancePath: instancePath + "/number", schemaPath: "#/properties/number/maxLength", keyword: "maxLength", params: { limit: 10 }, message: "must NOT have more than 10 characters" };
           if (vErrors === null) {
             vErrors = [err8];
           } else {
@@ -353,18 +351,17 @@ function validate24(data, { instancePath = "", parentData, parentDataProperty, r
           }
           errors++;
         }
-      } else {
-        const err9 = { instancePath: instancePath + "/number", schemaPath: "#/components/schemas/Text/type", keyword: "type", params: { type: "string" }, message: "must be string" };
-        if (vErrors === null) {
-          vErrors = [err9];
-        } else {
-          vErrors.push(err9);
+        if (func1(data1) < 1) {
+          const err9 = { instancePath: instancePath + "/number", schemaPath: "#/properties/number/minLength", keyword: "minLength", params: { limit: 1 }, message: "must NOT have fewer than 1 characters" };
+          if (vErrors === null) {
+            vErrors = [err9];
+          } else {
+            vErrors.push(err9);
+          }
+          errors++;
         }
-        errors++;
-      }
-      if (typeof data1 === "string") {
-        if (func1(data1) > 10) {
-          const err10 = { instancePath: instancePath + "/number", schemaPath: "#/properties/number/maxLength", keyword: "maxLength", params: { limit: 10 }, message: "must NOT have more than 10 characters" };
+        if (!pattern8.test(data1)) {
+          const err10 = { instancePath: instancePath + "/number", schemaPath: "#/properties/number/pattern", keyword: "pattern", params: { pattern: "^[^\\u0000-\\u0008\\u000B\\u000C\\u000E-\\u001F\\u007F]*$" }, message: 'must match pattern "^[^\\u0000-\\u0008\\u000B\\u000C\\u000E-\\u001F\\u007F]*$"' };
           if (vErrors === null) {
             vErrors = [err10];
           } else {
@@ -372,22 +369,21 @@ function validate24(data, { instancePath = "", parentData, parentDataProperty, r
           }
           errors++;
         }
-        if (func1(data1) < 1) {
-          const err11 = { instancePath: instancePath + "/number", schemaPath: "#/properties/number/minLength", keyword: "minLength", params: { limit: 1 }, message: "must NOT have fewer than 1 characters" };
-          if (vErrors === null) {
-            vErrors = [err11];
-          } else {
-            vErrors.push(err11);
-          }
-          errors++;
+      } else {
+        const err11 = { instancePath: instancePath + "/number", schemaPath: "#/properties/number/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+        if (vErrors === null) {
+          vErrors = [err11];
+        } else {
+          vErrors.push(err11);
         }
+        errors++;
       }
     }
     if (data.complement !== void 0) {
       let data2 = data.complement;
       if (typeof data2 === "string") {
-        if (!pattern8.test(data2)) {
-          const err12 = { instancePath: instancePath + "/complement", schemaPath: "#/components/schemas/Text/pattern", keyword: "pattern", params: { pattern: "^[^\\u0000-\\u0008\\u000B\\u000C\\u000E-\\u001F\\u007F]*$" }, message: 'must match pattern "^[^\\u0000-\\u0008\\u000B\\u000C\\u000E-\\u001F\\u007F]*$"' };
+        if (func1(data2) > 60) {
+          const err12 = { instancePath: instancePath + "/complement", schemaPath: "#/properties/complement/maxLength", keyword: "maxLength", params: { limit: 60 }, message: "must NOT have more than 60 characters" };
           if (vErrors === null) {
             vErrors = [err12];
           } else {
@@ -395,32 +391,30 @@ function validate24(data, { instancePath = "", parentData, parentDataProperty, r
           }
           errors++;
         }
-      } else {
-        const err13 = { instancePath: instancePath + "/complement", schemaPath: "#/components/schemas/Text/type", keyword: "type", params: { type: "string" }, message: "must be string" };
-        if (vErrors === null) {
-          vErrors = [err13];
-        } else {
-          vErrors.push(err13);
-        }
-        errors++;
-      }
-      if (typeof data2 === "string") {
-        if (func1(data2) > 60) {
-          const err14 = { instancePath: instancePath + "/complement", schemaPath: "#/properties/complement/maxLength", keyword: "maxLength", params: { limit: 60 }, message: "must NOT have more than 60 characters" };
+        if (!pattern8.test(data2)) {
+          const err13 = { instancePath: instancePath + "/complement", schemaPath: "#/properties/complement/pattern", keyword: "pattern", params: { pattern: "^[^\\u0000-\\u0008\\u000B\\u000C\\u000E-\\u001F\\u007F]*$" }, message: 'must match pattern "^[^\\u0000-\\u0008\\u000B\\u000C\\u000E-\\u001F\\u007F]*$"' };
           if (vErrors === null) {
-            vErrors = [err14];
+            vErrors = [err13];
           } else {
-            vErrors.push(err14);
+            vErrors.push(err13);
           }
           errors++;
         }
+      } else {
+        const err14 = { instancePath: instancePath + "/complement", schemaPath: "#/properties/complement/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+        if (vErrors === null) {
+          vErrors = [err14];
+        } else {
+          vErrors.push(err14);
+        }
+        errors++;
       }
     }
     if (data.district !== void 0) {
       let data3 = data.district;
       if (typeof data3 === "string") {
-        if (!pattern8.test(data3)) {
-          const err15 = { instancePath: instancePath + "/district", schemaPath: "#/components/schemas/Text/pattern", keyword: "pattern", params: { pattern: "^[^\\u0000-\\u0008\\u000B\\u000C\\u000E-\\u001F\\u007F]*$" }, message: 'must match pattern "^[^\\u0000-\\u0008\\u000B\\u000C\\u000E-\\u001F\\u007F]*$"' };
+        if (func1(data3) > 40) {
+          const err15 = { instancePath: instancePath + "/district", schemaPath: "#/properties/district/maxLength", keyword: "maxLength", params: { limit: 40 }, message: "must NOT have more than 40 characters" };
           if (vErrors === null) {
             vErrors = [err15];
           } else {
@@ -428,32 +422,30 @@ function validate24(data, { instancePath = "", parentData, parentDataProperty, r
           }
           errors++;
         }
-      } else {
-        const err16 = { instancePath: instancePath + "/district", schemaPath: "#/components/schemas/Text/type", keyword: "type", params: { type: "string" }, message: "must be string" };
-        if (vErrors === null) {
-          vErrors = [err16];
-        } else {
-          vErrors.push(err16);
-        }
-        errors++;
-      }
-      if (typeof data3 === "string") {
-        if (func1(data3) > 40) {
-          const err17 = { instancePath: instancePath + "/district", schemaPath: "#/properties/district/maxLength", keyword: "maxLength", params: { limit: 40 }, message: "must NOT have more than 40 characters" };
+        if (!pattern8.test(data3)) {
+          const err16 = { instancePath: instancePath + "/district", schemaPath: "#/properties/district/pattern", keyword: "pattern", params: { pattern: "^[^\\u0000-\\u0008\\u000B\\u000C\\u000E-\\u001F\\u007F]*$" }, message: 'must match pattern "^[^\\u0000-\\u0008\\u000B\\u000C\\u000E-\\u001F\\u007F]*$"' };
           if (vErrors === null) {
-            vErrors = [err17];
+            vErrors = [err16];
           } else {
-            vErrors.push(err17);
+            vErrors.push(err16);
           }
           errors++;
         }
+      } else {
+        const err17 = { instancePath: instancePath + "/district", schemaPath: "#/properties/district/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+        if (vErrors === null) {
+          vErrors = [err17];
+        } else {
+          vErrors.push(err17);
+        }
+        errors++;
       }
     }
     if (data.city !== void 0) {
       let data4 = data.city;
       if (typeof data4 === "string") {
-        if (!pattern8.test(data4)) {
-          const err18 = { instancePath: instancePath + "/city", schemaPath: "#/components/schemas/Text/pattern", keyword: "pattern", params: { pattern: "^[^\\u0000-\\u0008\\u000B\\u000C\\u000E-\\u001F\\u007F]*$" }, message: 'must match pattern "^[^\\u0000-\\u0008\\u000B\\u000C\\u000E-\\u001F\\u007F]*$"' };
+        if (func1(data4) > 40) {
+          const err18 = { instancePath: instancePath + "/city", schemaPath: "#/properties/city/maxLength", keyword: "maxLength", params: { limit: 40 }, message: "must NOT have more than 40 characters" };
           if (vErrors === null) {
             vErrors = [err18];
           } else {
@@ -461,32 +453,30 @@ function validate24(data, { instancePath = "", parentData, parentDataProperty, r
           }
           errors++;
         }
-      } else {
-        const err19 = { instancePath: instancePath + "/city", schemaPath: "#/components/schemas/Text/type", keyword: "type", params: { type: "string" }, message: "must be string" };
-        if (vErrors === null) {
-          vErrors = [err19];
-        } else {
-          vErrors.push(err19);
-        }
-        errors++;
-      }
-      if (typeof data4 === "string") {
-        if (func1(data4) > 40) {
-          const err20 = { instancePath: instancePath + "/city", schemaPath: "#/properties/city/maxLength", keyword: "maxLength", params: { limit: 40 }, message: "must NOT have more than 40 characters" };
+        if (!pattern8.test(data4)) {
+          const err19 = { instancePath: instancePath + "/city", schemaPath: "#/properties/city/pattern", keyword: "pattern", params: { pattern: "^[^\\u0000-\\u0008\\u000B\\u000C\\u000E-\\u001F\\u007F]*$" }, message: 'must match pattern "^[^\\u0000-\\u0008\\u000B\\u000C\\u000E-\\u001F\\u007F]*$"' };
           if (vErrors === null) {
-            vErrors = [err20];
+            vErrors = [err19];
           } else {
-            vErrors.push(err20);
+            vErrors.push(err19);
           }
           errors++;
         }
+      } else {
+        const err20 = { instancePath: instancePath + "/city", schemaPath: "#/properties/city/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+        if (vErrors === null) {
+          vErrors = [err20];
+        } else {
+          vErrors.push(err20);
+        }
+        errors++;
       }
     }
     if (data.state !== void 0) {
       let data5 = data.state;
       if (typeof data5 === "string") {
-        if (!pattern8.test(data5)) {
-          const err21 = { instancePath: instancePath + "/state", schemaPath: "#/components/schemas/Text/pattern", keyword: "pattern", params: { pattern: "^[^\\u0000-\\u0008\\u000B\\u000C\\u000E-\\u001F\\u007F]*$" }, message: 'must match pattern "^[^\\u0000-\\u0008\\u000B\\u000C\\u000E-\\u001F\\u007F]*$"' };
+        if (func1(data5) > 20) {
+          const err21 = { instancePath: instancePath + "/state", schemaPath: "#/properties/state/maxLength", keyword: "maxLength", params: { limit: 20 }, message: "must NOT have more than 20 characters" };
           if (vErrors === null) {
             vErrors = [err21];
           } else {
@@ -494,25 +484,23 @@ function validate24(data, { instancePath = "", parentData, parentDataProperty, r
           }
           errors++;
         }
-      } else {
-        const err22 = { instancePath: instancePath + "/state", schemaPath: "#/components/schemas/Text/type", keyword: "type", params: { type: "string" }, message: "must be string" };
-        if (vErrors === null) {
-          vErrors = [err22];
-        } else {
-          vErrors.push(err22);
-        }
-        errors++;
-      }
-      if (typeof data5 === "string") {
-        if (func1(data5) > 20) {
-          const err23 = { instancePath: instancePath + "/state", schemaPath: "#/properties/state/maxLength", keyword: "maxLength", params: { limit: 20 }, message: "must NOT have more than 20 characters" };
+        if (!pattern8.test(data5)) {
+          const err22 = { instancePath: instancePath + "/state", schemaPath: "#/properties/state/pattern", keyword: "pattern", params: { pattern: "^[^\\u0000-\\u0008\\u000B\\u000C\\u000E-\\u001F\\u007F]*$" }, message: 'must match pattern "^[^\\u0000-\\u0008\\u000B\\u000C\\u000E-\\u001F\\u007F]*$"' };
           if (vErrors === null) {
-            vErrors = [err23];
+            vErrors = [err22];
           } else {
-            vErrors.push(err23);
+            vErrors.push(err22);
           }
           errors++;
         }
+      } else {
+        const err23 = { instancePath: instancePath + "/state", schemaPath: "#/properties/state/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+        if (vErrors === null) {
+          vErrors = [err23];
+        } else {
+          vErrors.push(err23);
+        }
+        errors++;
       }
     }
     if (data.country !== void 0) {
@@ -551,8 +539,8 @@ function validate24(data, { instancePath = "", parentData, parentDataProperty, r
     if (data.postal_code !== void 0) {
       let data7 = data.postal_code;
       if (typeof data7 === "string") {
-        if (!pattern8.test(data7)) {
-          const err27 = { instancePath: instancePath + "/postal_code", schemaPath: "#/components/schemas/Text/pattern", keyword: "pattern", params: { pattern: "^[^\\u0000-\\u0008\\u000B\\u000C\\u000E-\\u001F\\u007F]*$" }, message: 'must match pattern "^[^\\u0000-\\u0008\\u000B\\u000C\\u000E-\\u001F\\u007F]*$"' };
+        if (func1(data7) > 8) {
+          const err27 = { instancePath: instancePath + "/postal_code", schemaPath: "#/properties/postal_code/maxLength", keyword: "maxLength", params: { limit: 8 }, message: "must NOT have more than 8 characters" };
           if (vErrors === null) {
             vErrors = [err27];
           } else {
@@ -560,18 +548,17 @@ function validate24(data, { instancePath = "", parentData, parentDataProperty, r
           }
           errors++;
         }
-      } else {
-        const err28 = { instancePath: instancePath + "/postal_code", schemaPath: "#/components/schemas/Text/type", keyword: "type", params: { type: "string" }, message: "must be string" };
-        if (vErrors === null) {
-          vErrors = [err28];
-        } else {
-          vErrors.push(err28);
+        if (func1(data7) < 1) {
+          const err28 = { instancePath: instancePath + "/postal_code", schemaPath: "#/properties/postal_code/minLength", keyword: "minLength", params: { limit: 1 }, message: "must NOT have fewer than 1 characters" };
+          if (vErrors === null) {
+            vErrors = [err28];
+          } else {
+            vErrors.push(err28);
+          }
+          errors++;
         }
-        errors++;
-      }
-      if (typeof data7 === "string") {
-        if (func1(data7) > 8) {
-          const err29 = { instancePath: instancePath + "/postal_code", schemaPath: "#/properties/postal_code/maxLength", keyword: "maxLength", params: { limit: 8 }, message: "must NOT have more than 8 characters" };
+        if (!pattern8.test(data7)) {
+          const err29 = { instancePath: instancePath + "/postal_code", schemaPath: "#/properties/postal_code/pattern", keyword: "pattern", params: { pattern: "^[^\\u0000-\\u0008\\u000B\\u000C\\u000E-\\u001F\\u007F]*$" }, message: 'must match pattern "^[^\\u0000-\\u0008\\u000B\\u000C\\u000E-\\u001F\\u007F]*$"' };
           if (vErrors === null) {
             vErrors = [err29];
           } else {
@@ -579,22 +566,21 @@ function validate24(data, { instancePath = "", parentData, parentDataProperty, r
           }
           errors++;
         }
-        if (func1(data7) < 1) {
-          const err30 = { instancePath: instancePath + "/postal_code", schemaPath: "#/properties/postal_code/minLength", keyword: "minLength", params: { limit: 1 }, message: "must NOT have fewer than 1 characters" };
-          if (vErrors === null) {
-            vErrors = [err30];
-          } else {
-            vErrors.push(err30);
-          }
-          errors++;
+      } else {
+        const err30 = { instancePath: instancePath + "/postal_code", schemaPath: "#/properties/postal_code/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+        if (vErrors === null) {
+          vErrors = [err30];
+        } else {
+          vErrors.push(err30);
         }
+        errors++;
       }
     }
     if (data.reference !== void 0) {
       let data8 = data.reference;
       if (typeof data8 === "string") {
-        if (!pattern8.test(data8)) {
-          const err31 = { instancePath: instancePath + "/reference", schemaPath: "#/components/schemas/Text/pattern", keyword: "pattern", params: { pattern: "^[^\\u0000-\\u0008\\u000B\\u000C\\u000E-\\u001F\\u007F]*$" }, message: 'must match pattern "^[^\\u0000-\\u0008\\u000B\\u000C\\u000E-\\u001F\\u007F]*$"' };
+        if (func1(data8) > 80) {
+          const err31 = { instancePath: instancePath + "/reference", schemaPath: "#/properties/reference/maxLength", keyword: "maxLength", params: { limit: 80 }, message: "must NOT have more than 80 characters" };
           if (vErrors === null) {
             vErrors = [err31];
           } else {
@@ -602,25 +588,23 @@ function validate24(data, { instancePath = "", parentData, parentDataProperty, r
           }
           errors++;
         }
-      } else {
-        const err32 = { instancePath: instancePath + "/reference", schemaPath: "#/components/schemas/Text/type", keyword: "type", params: { type: "string" }, message: "must be string" };
-        if (vErrors === null) {
-          vErrors = [err32];
-        } else {
-          vErrors.push(err32);
-        }
-        errors++;
-      }
-      if (typeof data8 === "string") {
-        if (func1(data8) > 80) {
-          const err33 = { instancePath: instancePath + "/reference", schemaPath: "#/properties/reference/maxLength", keyword: "maxLength", params: { limit: 80 }, message: "must NOT have more than 80 characters" };
+        if (!pattern8.test(data8)) {
+          const err32 = { instancePath: instancePath + "/reference", schemaPath: "#/properties/reference/pattern", keyword: "pattern", params: { pattern: "^[^\\u0000-\\u0008\\u000B\\u000C\\u000E-\\u001F\\u007F]*$" }, message: 'must match pattern "^[^\\u0000-\\u0008\\u000B\\u000C\\u000E-\\u001F\\u007F]*$"' };
           if (vErrors === null) {
-            vErrors = [err33];
+            vErrors = [err32];
           } else {
-            vErrors.push(err33);
+            vErrors.push(err32);
           }
           errors++;
         }
+      } else {
+        const err33 = { instancePath: instancePath + "/reference", schemaPath: "#/properties/reference/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+        if (vErrors === null) {
+          vErrors = [err33];
+        } else {
+          vErrors.push(err33);
+        }
+        errors++;
       }
     }
   } else {
@@ -753,8 +737,8 @@ function validate23(data, { instancePath = "", parentData, parentDataProperty, r
     if (data.first_name !== void 0) {
       let data1 = data.first_name;
       if (typeof data1 === "string") {
-        if (!pattern8.test(data1)) {
-          const err11 = { instancePath: instancePath + "/first_name", schemaPath: "#/components/schemas/Text/pattern", keyword: "pattern", params: { pattern: "^[^\\u0000-\\u0008\\u000B\\u000C\\u000E-\\u001F\\u007F]*$" }, message: 'must match pattern "^[^\\u0000-\\u0008\\u000B\\u000C\\u000E-\\u001F\\u007F]*$"' };
+        if (func1(data1) > 60) {
+          const err11 = { instancePath: instancePath + "/first_name", schemaPath: "#/properties/first_name/maxLength", keyword: "maxLength", params: { limit: 60 }, message: "must NOT have more than 60 characters" };
           if (vErrors === null) {
             vErrors = [err11];
           } else {
@@ -762,18 +746,17 @@ function validate23(data, { instancePath = "", parentData, parentDataProperty, r
           }
           errors++;
         }
-      } else {
-        const err12 = { instancePath: instancePath + "/first_name", schemaPath: "#/components/schemas/Text/type", keyword: "type", params: { type: "string" }, message: "must be string" };
-        if (vErrors === null) {
-          vErrors = [err12];
-        } else {
-          vErrors.push(err12);
+        if (func1(data1) < 1) {
+          const err12 = { instancePath: instancePath + "/first_name", schemaPath: "#/properties/first_name/minLength", keyword: "minLength", params: { limit: 1 }, message: "must NOT have fewer than 1 characters" };
+          if (vErrors === null) {
+            vErrors = [err12];
+          } else {
+            vErrors.push(err12);
+          }
+          errors++;
         }
-        errors++;
-      }
-      if (typeof data1 === "string") {
-        if (func1(data1) > 60) {
-          const err13 = { instancePath: instancePath + "/first_name", schemaPath: "#/properties/first_name/maxLength", keyword: "maxLength", params: { limit: 60 }, message: "must NOT have more than 60 characters" };
+        if (!pattern8.test(data1)) {
+          const err13 = { instancePath: instancePath + "/first_name", schemaPath: "#/properties/first_name/pattern", keyword: "pattern", params: { pattern: "^[^\\u0000-\\u0008\\u000B\\u000C\\u000E-\\u001F\\u007F]*$" }, message: 'must match pattern "^[^\\u0000-\\u0008\\u000B\\u000C\\u000E-\\u001F\\u007F]*$"' };
           if (vErrors === null) {
             vErrors = [err13];
           } else {
@@ -781,22 +764,21 @@ function validate23(data, { instancePath = "", parentData, parentDataProperty, r
           }
           errors++;
         }
-        if (func1(data1) < 1) {
-          const err14 = { instancePath: instancePath + "/first_name", schemaPath: "#/properties/first_name/minLength", keyword: "minLength", params: { limit: 1 }, message: "must NOT have fewer than 1 characters" };
-          if (vErrors === null) {
-            vErrors = [err14];
-          } else {
-            vErrors.push(err14);
-          }
-          errors++;
+      } else {
+        const err14 = { instancePath: instancePath + "/first_name", schemaPath: "#/properties/first_name/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+        if (vErrors === null) {
+          vErrors = [err14];
+        } else {
+          vErrors.push(err14);
         }
+        errors++;
       }
     }
     if (data.last_name !== void 0) {
       let data2 = data.last_name;
       if (typeof data2 === "string") {
-        if (!pattern8.test(data2)) {
-          const err15 = { instancePath: instancePath + "/last_name", schemaPath: "#/components/schemas/Text/pattern", keyword: "pattern", params: { pattern: "^[^\\u0000-\\u0008\\u000B\\u000C\\u000E-\\u001F\\u007F]*$" }, message: 'must match pattern "^[^\\u0000-\\u0008\\u000B\\u000C\\u000E-\\u001F\\u007F]*$"' };
+        if (func1(data2) > 60) {
+          const err15 = { instancePath: instancePath + "/last_name", schemaPath: "#/properties/last_name/maxLength", keyword: "maxLength", params: { limit: 60 }, message: "must NOT have more than 60 characters" };
           if (vErrors === null) {
             vErrors = [err15];
           } else {
@@ -804,18 +786,17 @@ function validate23(data, { instancePath = "", parentData, parentDataProperty, r
           }
           errors++;
         }
-      } else {
-        const err16 = { instancePath: instancePath + "/last_name", schemaPath: "#/components/schemas/Text/type", keyword: "type", params: { type: "string" }, message: "must be string" };
-        if (vErrors === null) {
-          vErrors = [err16];
-        } else {
-          vErrors.push(err16);
+        if (func1(data2) < 1) {
+          const err16 = { instancePath: instancePath + "/last_name", schemaPath: "#/properties/last_name/minLength", keyword: "minLength", params: { limit: 1 }, message: "must NOT have fewer than 1 characters" };
+          if (vErrors === null) {
+            vErrors = [err16];
+          } else {
+            vErrors.push(err16);
+          }
+          errors++;
         }
-        errors++;
-      }
-      if (typeof data2 === "string") {
-        if (func1(data2) > 60) {
-          const err17 = { instancePath: instancePath + "/last_name", schemaPath: "#/properties/last_name/maxLength", keyword: "maxLength", params: { limit: 60 }, message: "must NOT have more than 60 characters" };
+        if (!pattern8.test(data2)) {
+          const err17 = { instancePath: instancePath + "/last_name", schemaPath: "#/properties/last_name/pattern", keyword: "pattern", params: { pattern: "^[^\\u0000-\\u0008\\u000B\\u000C\\u000E-\\u001F\\u007F]*$" }, message: 'must match pattern "^[^\\u0000-\\u0008\\u000B\\u000C\\u000E-\\u001F\\u007F]*$"' };
           if (vErrors === null) {
             vErrors = [err17];
           } else {
@@ -823,22 +804,21 @@ function validate23(data, { instancePath = "", parentData, parentDataProperty, r
           }
           errors++;
         }
-        if (func1(data2) < 1) {
-          const err18 = { instancePath: instancePath + "/last_name", schemaPath: "#/properties/last_name/minLength", keyword: "minLength", params: { limit: 1 }, message: "must NOT have fewer than 1 characters" };
-          if (vErrors === null) {
-            vErrors = [err18];
-          } else {
-            vErrors.push(err18);
-          }
-          errors++;
+      } else {
+        const err18 = { instancePath: instancePath + "/last_name", schemaPath: "#/properties/last_name/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+        if (vErrors === null) {
+          vErrors = [err18];
+        } else {
+          vErrors.push(err18);
         }
+        errors++;
       }
     }
     if (data.name !== void 0) {
       let data3 = data.name;
       if (typeof data3 === "string") {
-        if (!pattern8.test(data3)) {
-          const err19 = { instancePath: instancePath + "/name", schemaPath: "#/components/schemas/Text/pattern", keyword: "pattern", params: { pattern: "^[^\\u0000-\\u0008\\u000B\\u000C\\u000E-\\u001F\\u007F]*$" }, message: 'must match pattern "^[^\\u0000-\\u0008\\u000B\\u000C\\u000E-\\u001F\\u007F]*$"' };
+        if (func1(data3) > 120) {
+          const err19 = { instancePath: instancePath + "/name", schemaPath: "#/properties/name/maxLength", keyword: "maxLength", params: { limit: 120 }, message: "must NOT have more than 120 characters" };
           if (vErrors === null) {
             vErrors = [err19];
           } else {
@@ -846,18 +826,17 @@ function validate23(data, { instancePath = "", parentData, parentDataProperty, r
           }
           errors++;
         }
-      } else {
-        const err20 = { instancePath: instancePath + "/name", schemaPath: "#/components/schemas/Text/type", keyword: "type", params: { type: "string" }, message: "must be string" };
-        if (vErrors === null) {
-          vErrors = [err20];
-        } else {
-          vErrors.push(err20);
+        if (func1(data3) < 1) {
+          const err20 = { instancePath: instancePath + "/name", schemaPath: "#/properties/name/minLength", keyword: "minLength", params: { limit: 1 }, message: "must NOT have fewer than 1 characters" };
+          if (vErrors === null) {
+            vErrors = [err20];
+          } else {
+            vErrors.push(err20);
+          }
+          errors++;
         }
-        errors++;
-      }
-      if (typeof data3 === "string") {
-        if (func1(data3) > 120) {
-          const err21 = { instancePath: instancePath + "/name", schemaPath: "#/properties/name/maxLength", keyword: "maxLength", params: { limit: 120 }, message: "must NOT have more than 120 characters" };
+        if (!pattern8.test(data3)) {
+          const err21 = { instancePath: instancePath + "/name", schemaPath: "#/properties/name/pattern", keyword: "pattern", params: { pattern: "^[^\\u0000-\\u0008\\u000B\\u000C\\u000E-\\u001F\\u007F]*$" }, message: 'must match pattern "^[^\\u0000-\\u0008\\u000B\\u000C\\u000E-\\u001F\\u007F]*$"' };
           if (vErrors === null) {
             vErrors = [err21];
           } else {
@@ -865,15 +844,14 @@ function validate23(data, { instancePath = "", parentData, parentDataProperty, r
           }
           errors++;
         }
-        if (func1(data3) < 1) {
-          const err22 = { instancePath: instancePath + "/name", schemaPath: "#/properties/name/minLength", keyword: "minLength", params: { limit: 1 }, message: "must NOT have fewer than 1 characters" };
-          if (vErrors === null) {
-            vErrors = [err22];
-          } else {
-            vErrors.push(err22);
-          }
-          errors++;
+      } else {
+        const err22 = { instancePath: instancePath + "/name", schemaPath: "#/properties/name/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+        if (vErrors === null) {
+          vErrors = [err22];
+        } else {
+          vErrors.push(err22);
         }
+        errors++;
       }
     }
     if (data.email !== void 0) {
@@ -919,7 +897,7 @@ function validate23(data, { instancePath = "", parentData, parentDataProperty, r
         errors++;
       }
       if (!(data5 === "CPF" || data5 === "CNPJ" || data5 === "DNI" || data5 === "RUT" || data5 === "RFC" || data5 === "CI")) {
-        const err27 = { instancePath: instancePath + "/document_type", schemaPath: "#/components/schemas/CheckoutDocumentType/enum", keyword: "enum", params: { allowedValues: schema39.enum }, message: "must be equal to one of the allowed values" };
+        const err27 = { instancePath: instancePath + "/document_type", schemaPath: "#/components/schemas/CheckoutDocumentType/enum", keyword: "enum", params: { allowedValues: schema36.enum }, message: "must be equal to one of the allowed values" };
         if (vErrors === null) {
           vErrors = [err27];
         } else {
@@ -931,8 +909,8 @@ function validate23(data, { instancePath = "", parentData, parentDataProperty, r
     if (data.document_number !== void 0) {
       let data6 = data.document_number;
       if (typeof data6 === "string") {
-        if (!pattern8.test(data6)) {
-          const err28 = { instancePath: instancePath + "/document_number", schemaPath: "#/components/schemas/Text/pattern", keyword: "pattern", params: { pattern: "^[^\\u0000-\\u0008\\u000B\\u000C\\u000E-\\u001F\\u007F]*$" }, message: 'must match pattern "^[^\\u0000-\\u0008\\u000B\\u000C\\u000E-\\u001F\\u007F]*$"' };
+        if (func1(data6) > 20) {
+          const err28 = { instancePath: instancePath + "/document_number", schemaPath: "#/properties/document_number/maxLength", keyword: "maxLength", params: { limit: 20 }, message: "must NOT have more than 20 characters" };
           if (vErrors === null) {
             vErrors = [err28];
           } else {
@@ -940,18 +918,17 @@ function validate23(data, { instancePath = "", parentData, parentDataProperty, r
           }
           errors++;
         }
-      } else {
-        const err29 = { instancePath: instancePath + "/document_number", schemaPath: "#/components/schemas/Text/type", keyword: "type", params: { type: "string" }, message: "must be string" };
-        if (vErrors === null) {
-          vErrors = [err29];
-        } else {
-          vErrors.push(err29);
+        if (func1(data6) < 1) {
+          const err29 = { instancePath: instancePath + "/document_number", schemaPath: "#/properties/document_number/minLength", keyword: "minLength", params: { limit: 1 }, message: "must NOT have fewer than 1 characters" };
+          if (vErrors === null) {
+            vErrors = [err29];
+          } else {
+            vErrors.push(err29);
+          }
+          errors++;
         }
-        errors++;
-      }
-      if (typeof data6 === "string") {
-        if (func1(data6) > 20) {
-          const err30 = { instancePath: instancePath + "/document_number", schemaPath: "#/properties/document_number/maxLength", keyword: "maxLength", params: { limit: 20 }, message: "must NOT have more than 20 characters" };
+        if (!pattern8.test(data6)) {
+          const err30 = { instancePath: instancePath + "/document_number", schemaPath: "#/properties/document_number/pattern", keyword: "pattern", params: { pattern: "^[^\\u0000-\\u0008\\u000B\\u000C\\u000E-\\u001F\\u007F]*$" }, message: 'must match pattern "^[^\\u0000-\\u0008\\u000B\\u000C\\u000E-\\u001F\\u007F]*$"' };
           if (vErrors === null) {
             vErrors = [err30];
           } else {
@@ -959,22 +936,21 @@ function validate23(data, { instancePath = "", parentData, parentDataProperty, r
           }
           errors++;
         }
-        if (func1(data6) < 1) {
-          const err31 = { instancePath: instancePath + "/document_number", schemaPath: "#/properties/document_number/minLength", keyword: "minLength", params: { limit: 1 }, message: "must NOT have fewer than 1 characters" };
-          if (vErrors === null) {
-            vErrors = [err31];
-          } else {
-            vErrors.push(err31);
-          }
-          errors++;
+      } else {
+        const err31 = { instancePath: instancePath + "/document_number", schemaPath: "#/properties/document_number/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+        if (vErrors === null) {
+          vErrors = [err31];
+        } else {
+          vErrors.push(err31);
         }
+        errors++;
       }
     }
     if (data.phone_number !== void 0) {
       let data7 = data.phone_number;
       if (typeof data7 === "string") {
-        if (!pattern8.test(data7)) {
-          const err32 = { instancePath: instancePath + "/phone_number", schemaPath: "#/components/schemas/Text/pattern", keyword: "pattern", params: { pattern: "^[^\\u0000-\\u0008\\u000B\\u000C\\u000E-\\u001F\\u007F]*$" }, message: 'must match pattern "^[^\\u0000-\\u0008\\u000B\\u000C\\u000E-\\u001F\\u007F]*$"' };
+        if (func1(data7) > 20) {
+          const err32 = { instancePath: instancePath + "/phone_number", schemaPath: "#/properties/phone_number/maxLength", keyword: "maxLength", params: { limit: 20 }, message: "must NOT have more than 20 characters" };
           if (vErrors === null) {
             vErrors = [err32];
           } else {
@@ -982,25 +958,23 @@ function validate23(data, { instancePath = "", parentData, parentDataProperty, r
           }
           errors++;
         }
-      } else {
-        const err33 = { instancePath: instancePath + "/phone_number", schemaPath: "#/components/schemas/Text/type", keyword: "type", params: { type: "string" }, message: "must be string" };
-        if (vErrors === null) {
-          vErrors = [err33];
-        } else {
-          vErrors.push(err33);
-        }
-        errors++;
-      }
-      if (typeof data7 === "string") {
-        if (func1(data7) > 20) {
-          const err34 = { instancePath: instancePath + "/phone_number", schemaPath: "#/properties/phone_number/maxLength", keyword: "maxLength", params: { limit: 20 }, message: "must NOT have more than 20 characters" };
+        if (!pattern8.test(data7)) {
+          const err33 = { instancePath: instancePath + "/phone_number", schemaPath: "#/properties/phone_number/pattern", keyword: "pattern", params: { pattern: "^[^\\u0000-\\u0008\\u000B\\u000C\\u000E-\\u001F\\u007F]*$" }, message: 'must match pattern "^[^\\u0000-\\u0008\\u000B\\u000C\\u000E-\\u001F\\u007F]*$"' };
           if (vErrors === null) {
-            vErrors = [err34];
+            vErrors = [err33];
           } else {
-            vErrors.push(err34);
+            vErrors.push(err33);
           }
           errors++;
         }
+      } else {
+        const err34 = { instancePath: instancePath + "/phone_number", schemaPath: "#/properties/phone_number/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+        if (vErrors === null) {
+          vErrors = [err34];
+        } else {
+          vErrors.push(err34);
+        }
+        errors++;
       }
     }
     if (data.gender !== void 0) {
@@ -1095,8 +1069,8 @@ function validate27(data, { instancePath = "", parentData, parentDataProperty, r
     if (data.first_name !== void 0) {
       let data0 = data.first_name;
       if (typeof data0 === "string") {
-        if (!pattern8.test(data0)) {
-          const err3 = { instancePath: instancePath + "/first_name", schemaPath: "#/components/schemas/Text/pattern", keyword: "pattern", params: { pattern: "^[^\\u0000-\\u0008\\u000B\\u000C\\u000E-\\u001F\\u007F]*$" }, message: 'must match pattern "^[^\\u0000-\\u0008\\u000B\\u000C\\u000E-\\u001F\\u007F]*$"' };
+        if (func1(data0) > 60) {
+          const err3 = { instancePath: instancePath + "/first_name", schemaPath: "#/properties/first_name/maxLength", keyword: "maxLength", params: { limit: 60 }, message: "must NOT have more than 60 characters" };
           if (vErrors === null) {
             vErrors = [err3];
           } else {
@@ -1104,18 +1078,17 @@ function validate27(data, { instancePath = "", parentData, parentDataProperty, r
           }
           errors++;
         }
-      } else {
-        const err4 = { instancePath: instancePath + "/first_name", schemaPath: "#/components/schemas/Text/type", keyword: "type", params: { type: "string" }, message: "must be string" };
-        if (vErrors === null) {
-          vErrors = [err4];
-        } else {
-          vErrors.push(err4);
+        if (func1(data0) < 1) {
+          const err4 = { instancePath: instancePath + "/first_name", schemaPath: "#/properties/first_name/minLength", keyword: "minLength", params: { limit: 1 }, message: "must NOT have fewer than 1 characters" };
+          if (vErrors === null) {
+            vErrors = [err4];
+          } else {
+            vErrors.push(err4);
+          }
+          errors++;
         }
-        errors++;
-      }
-      if (typeof data0 === "string") {
-        if (func1(data0) > 60) {
-          const err5 = { instancePath: instancePath + "/first_name", schemaPath: "#/properties/first_name/maxLength", keyword: "maxLength", params: { limit: 60 }, message: "must NOT have more than 60 characters" };
+        if (!pattern8.test(data0)) {
+          const err5 = { instancePath: instancePath + "/first_name", schemaPath: "#/properties/first_name/pattern", keyword: "pattern", params: { pattern: "^[^\\u0000-\\u0008\\u000B\\u000C\\u000E-\\u001F\\u007F]*$" }, message: 'must match pattern "^[^\\u0000-\\u0008\\u000B\\u000C\\u000E-\\u001F\\u007F]*$"' };
           if (vErrors === null) {
             vErrors = [err5];
           } else {
@@ -1123,22 +1096,21 @@ function validate27(data, { instancePath = "", parentData, parentDataProperty, r
           }
           errors++;
         }
-        if (func1(data0) < 1) {
-          const err6 = { instancePath: instancePath + "/first_name", schemaPath: "#/properties/first_name/minLength", keyword: "minLength", params: { limit: 1 }, message: "must NOT have fewer than 1 characters" };
-          if (vErrors === null) {
-            vErrors = [err6];
-          } else {
-            vErrors.push(err6);
-          }
-          errors++;
+      } else {
+        const err6 = { instancePath: instancePath + "/first_name", schemaPath: "#/properties/first_name/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+        if (vErrors === null) {
+          vErrors = [err6];
+        } else {
+          vErrors.push(err6);
         }
+        errors++;
       }
     }
     if (data.last_name !== void 0) {
       let data1 = data.last_name;
       if (typeof data1 === "string") {
-        if (!pattern8.test(data1)) {
-          const err7 = { instancePath: instancePath + "/last_name", schemaPath: "#/components/schemas/Text/pattern", keyword: "pattern", params: { pattern: "^[^\\u0000-\\u0008\\u000B\\u000C\\u000E-\\u001F\\u007F]*$" }, message: 'must match pattern "^[^\\u0000-\\u0008\\u000B\\u000C\\u000E-\\u001F\\u007F]*$"' };
+        if (func1(data1) > 60) {
+          const err7 = { instancePath: instancePath + "/last_name", schemaPath: "#/properties/last_name/maxLength", keyword: "maxLength", params: { limit: 60 }, message: "must NOT have more than 60 characters" };
           if (vErrors === null) {
             vErrors = [err7];
           } else {
@@ -1146,18 +1118,17 @@ function validate27(data, { instancePath = "", parentData, parentDataProperty, r
           }
           errors++;
         }
-      } else {
-        const err8 = { instancePath: instancePath + "/last_name", schemaPath: "#/components/schemas/Text/type", keyword: "type", params: { type: "string" }, message: "must be string" };
-        if (vErrors === null) {
-          vErrors = [err8];
-        } else {
-          vErrors.push(err8);
+        if (func1(data1) < 1) {
+          const err8 = { instancePath: instancePath + "/last_name", schemaPath: "#/properties/last_name/minLength", keyword: "minLength", params: { limit: 1 }, message: "must NOT have fewer than 1 characters" };
+          if (vErrors === null) {
+            vErrors = [err8];
+          } else {
+            vErrors.push(err8);
+          }
+          errors++;
         }
-        errors++;
-      }
-      if (typeof data1 === "string") {
-        if (func1(data1) > 60) {
-          const err9 = { instancePath: instancePath + "/last_name", schemaPath: "#/properties/last_name/maxLength", keyword: "maxLength", params: { limit: 60 }, message: "must NOT have more than 60 characters" };
+        if (!pattern8.test(data1)) {
+          const err9 = { instancePath: instancePath + "/last_name", schemaPath: "#/properties/last_name/pattern", keyword: "pattern", params: { pattern: "^[^\\u0000-\\u0008\\u000B\\u000C\\u000E-\\u001F\\u007F]*$" }, message: 'must match pattern "^[^\\u0000-\\u0008\\u000B\\u000C\\u000E-\\u001F\\u007F]*$"' };
           if (vErrors === null) {
             vErrors = [err9];
           } else {
@@ -1165,22 +1136,21 @@ function validate27(data, { instancePath = "", parentData, parentDataProperty, r
           }
           errors++;
         }
-        if (func1(data1) < 1) {
-          const err10 = { instancePath: instancePath + "/last_name", schemaPath: "#/properties/last_name/minLength", keyword: "minLength", params: { limit: 1 }, message: "must NOT have fewer than 1 characters" };
-          if (vErrors === null) {
-            vErrors = [err10];
-          } else {
-            vErrors.push(err10);
-          }
-          errors++;
+      } else {
+        const err10 = { instancePath: instancePath + "/last_name", schemaPath: "#/properties/last_name/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+        if (vErrors === null) {
+          vErrors = [err10];
+        } else {
+          vErrors.push(err10);
         }
+        errors++;
       }
     }
     if (data.name !== void 0) {
       let data2 = data.name;
       if (typeof data2 === "string") {
-        if (!pattern8.test(data2)) {
-          const err11 = { instancePath: instancePath + "/name", schemaPath: "#/components/schemas/Text/pattern", keyword: "pattern", params: { pattern: "^[^\\u0000-\\u0008\\u000B\\u000C\\u000E-\\u001F\\u007F]*$" }, message: 'must match pattern "^[^\\u0000-\\u0008\\u000B\\u000C\\u000E-\\u001F\\u007F]*$"' };
+        if (func1(data2) > 120) {
+          const err11 = { instancePath: instancePath + "/name", schemaPath: "#/properties/name/maxLength", keyword: "maxLength", params: { limit: 120 }, message: "must NOT have more than 120 characters" };
           if (vErrors === null) {
             vErrors = [err11];
           } else {
@@ -1188,32 +1158,30 @@ function validate27(data, { instancePath = "", parentData, parentDataProperty, r
           }
           errors++;
         }
-      } else {
-        const err12 = { instancePath: instancePath + "/name", schemaPath: "#/components/schemas/Text/type", keyword: "type", params: { type: "string" }, message: "must be string" };
-        if (vErrors === null) {
-          vErrors = [err12];
-        } else {
-          vErrors.push(err12);
-        }
-        errors++;
-      }
-      if (typeof data2 === "string") {
-        if (func1(data2) > 120) {
-          const err13 = { instancePath: instancePath + "/name", schemaPath: "#/properties/name/maxLength", keyword: "maxLength", params: { limit: 120 }, message: "must NOT have more than 120 characters" };
+        if (!pattern8.test(data2)) {
+          const err12 = { instancePath: instancePath + "/name", schemaPath: "#/properties/name/pattern", keyword: "pattern", params: { pattern: "^[^\\u0000-\\u0008\\u000B\\u000C\\u000E-\\u001F\\u007F]*$" }, message: 'must match pattern "^[^\\u0000-\\u0008\\u000B\\u000C\\u000E-\\u001F\\u007F]*$"' };
           if (vErrors === null) {
-            vErrors = [err13];
+            vErrors = [err12];
           } else {
-            vErrors.push(err13);
+            vErrors.push(err12);
           }
           errors++;
         }
+      } else {
+        const err13 = { instancePath: instancePath + "/name", schemaPath: "#/properties/name/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+        if (vErrors === null) {
+          vErrors = [err13];
+        } else {
+          vErrors.push(err13);
+        }
+        errors++;
       }
     }
     if (data.phone_number !== void 0) {
       let data3 = data.phone_number;
       if (typeof data3 === "string") {
-        if (!pattern8.test(data3)) {
-          const err14 = { instancePath: instancePath + "/phone_number", schemaPath: "#/components/schemas/Text/pattern", keyword: "pattern", params: { pattern: "^[^\\u0000-\\u0008\\u000B\\u000C\\u000E-\\u001F\\u007F]*$" }, message: 'must match pattern "^[^\\u0000-\\u0008\\u000B\\u000C\\u000E-\\u001F\\u007F]*$"' };
+        if (func1(data3) > 20) {
+          const err14 = { instancePath: instancePath + "/phone_number", schemaPath: "#/properties/phone_number/maxLength", keyword: "maxLength", params: { limit: 20 }, message: "must NOT have more than 20 characters" };
           if (vErrors === null) {
             vErrors = [err14];
           } else {
@@ -1221,25 +1189,23 @@ function validate27(data, { instancePath = "", parentData, parentDataProperty, r
           }
           errors++;
         }
-      } else {
-        const err15 = { instancePath: instancePath + "/phone_number", schemaPath: "#/components/schemas/Text/type", keyword: "type", params: { type: "string" }, message: "must be string" };
-        if (vErrors === null) {
-          vErrors = [err15];
-        } else {
-          vErrors.push(err15);
-        }
-        errors++;
-      }
-      if (typeof data3 === "string") {
-        if (func1(data3) > 20) {
-          const err16 = { instancePath: instancePath + "/phone_number", schemaPath: "#/properties/phone_number/maxLength", keyword: "maxLength", params: { limit: 20 }, message: "must NOT have more than 20 characters" };
+        if (!pattern8.test(data3)) {
+          const err15 = { instancePath: instancePath + "/phone_number", schemaPath: "#/properties/phone_number/pattern", keyword: "pattern", params: { pattern: "^[^\\u0000-\\u0008\\u000B\\u000C\\u000E-\\u001F\\u007F]*$" }, message: 'must match pattern "^[^\\u0000-\\u0008\\u000B\\u000C\\u000E-\\u001F\\u007F]*$"' };
           if (vErrors === null) {
-            vErrors = [err16];
+            vErrors = [err15];
           } else {
-            vErrors.push(err16);
+            vErrors.push(err15);
           }
           errors++;
         }
+      } else {
+        const err16 = { instancePath: instancePath + "/phone_number", schemaPath: "#/properties/phone_number/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+        if (vErrors === null) {
+          vErrors = [err16];
+        } else {
+          vErrors.push(err16);
+        }
+        errors++;
       }
     }
     if (data.shipping_amount !== void 0) {
@@ -1302,9 +1268,9 @@ function validate27(data, { instancePath = "", parentData, parentDataProperty, r
   return errors === 0;
 }
 validate27.evaluated = { "props": { "first_name": true, "last_name": true, "name": true, "phone_number": true, "shipping_amount": true, "address": true }, "dynamicProps": false, "dynamicItems": false };
-var schema58 = { "type": "object", "description": "The payment of the checkout.\n\n**Package decision (the seed does not show the card verification payload):** for a card\nverification `amount` is `0`, `currency` is the seller's first currency, and `method` is the\nverified card's function (`credit` or `debit`).\n", "required": ["amount", "currency", "result"], "properties": { "method": { "type": "string", "description": "Payment method. Wallet payments (Google Pay, Apple Pay, Click to Pay) are reported with the\nunderlying card's method. This package always sends it.\n", "enum": ["credit", "debit"] }, "amount": { "$ref": "#/components/schemas/MinorUnitAmount", "description": "Amount in minor units (cents convention), a 32-bit integer as the seed types it." }, "currency": { "$ref": "#/components/schemas/CurrencyCode" }, "installment": { "$ref": "#/components/schemas/CheckoutInstallment" }, "result": { "$ref": "#/components/schemas/CheckoutPaymentResult" } } };
-var schema61 = { "type": "object", "description": "Installment plan of a credit payment.\n\n**Package decision (the seed does not show when it is sent):** present only for a credit payment\nin two or more installments (installment counts are integers >= 2, as in the payment methods\nconfiguration); absent for debit, for credit in full (one payment) and for card verification.\n", "required": ["type", "number"], "properties": { "type": { "type": "string", "description": "`no_interest` (the seller bears the cost) or `with_interest` (the customer pays interest).", "enum": ["no_interest", "with_interest"] }, "number": { "type": "integer", "format": "int32", "minimum": 2, "description": "Number of installments." }, "schema": { "type": "string", "description": "Installment schema identifier of the seller's payment configuration (`supported_installments[].schema`)." } } };
-var schema62 = { "type": "object", "description": "Result of the payment attempt.\n\n**Package decision (the seed does not show the card verification and pre-authorization contents):**\n\n| Flow | `status` | `payment_id` | `card_id` |\n|---|---|---|---|\n| standard | `Authorized` (captured) or `Denied` | id of the payment | absent |\n| `configurations.preauthorization: true` | `Authorized` (amount reserved, not captured) or `Denied` | id to use for the manual capture | absent |\n| `configurations.card_verification: true` | `Authorized` (card verified and stored) or `Denied` (card refused, nothing stored) | id of the verification | present only when `Authorized` |\n\n`payment_id` is always sent by this package and identifies the attempt: redeliveries of one result\ncarry the identical body, so the merchant deduplicates on `payment_id`.\n", "required": ["status"], "properties": { "payment_id": { "type": "string", "format": "uuid", "pattern": "^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-4[0-9a-fA-F]{3}-[89abAB][0-9a-fA-F]{3}-[0-9a-fA-F]{12}$", "description": "Id of the payment (UUID v4); with pre-authorization, the id for the manual capture." }, "status": { "type": "string", "description": "Result of the authorization.", "enum": ["Authorized", "Denied"] }, "authorization_code": { "type": "string", "description": "Authorization code of the issuer; sent when `Authorized`." }, "transaction_datetime": { "type": "string", "description": "When the authorization was answered.\n\n**Package decision (the seed types it as a plain string and shows no format):** the type stays\nstring; this package sends an ISO 8601 UTC date-time with seconds (`2026-03-14T15:09:26Z`).\n" }, "return_message": { "type": "string", "description": "Human-readable answer of the authorization." }, "return_code": { "type": "string", "description": "Code of the answer of the authorization (`00` when `Authorized`)." }, "card_id": { "type": "string", "format": "uuid", "description": "**Package decision (the seed says a card_id is sent for card verification but not where):**\nid of the card stored in the vault (UUID v4), for later charges. Sent only when\n`configurations.card_verification` was `true` and `status` is `Authorized`. This property is the\npackage's addition to the seed's payload table.\n" } } };
+var schema41 = { "type": "object", "description": "The payment of the checkout.\n\n**Package decision (the seed does not show the card verification payload):** for a card\nverification `amount` is `0`, `currency` is the seller's first currency, and `method` is the\nverified card's function (`credit` or `debit`).\n", "required": ["amount", "currency", "result"], "properties": { "method": { "type": "string", "description": "Payment method. Wallet payments (Google Pay, Apple Pay, Click to Pay) are reported with the\nunderlying card's method. This package always sends it.\n", "enum": ["credit", "debit"] }, "amount": { "$ref": "#/components/schemas/MinorUnitAmount", "description": "Amount in minor units (cents convention), a 32-bit integer as the seed types it." }, "currency": { "$ref": "#/components/schemas/CurrencyCode" }, "installment": { "$ref": "#/components/schemas/CheckoutInstallment" }, "result": { "$ref": "#/components/schemas/CheckoutPaymentResult" } } };
+var schema44 = { "type": "object", "description": "Installment plan of a credit payment.\n\n**Package decision (the seed does not show when it is sent):** present only for a credit payment\nin two or more installments (installment counts are integers >= 2, as in the payment methods\nconfiguration); absent for debit, for credit in full (one payment) and for card verification.\n", "required": ["type", "number"], "properties": { "type": { "type": "string", "description": "`no_interest` (the seller bears the cost) or `with_interest` (the customer pays interest).", "enum": ["no_interest", "with_interest"] }, "number": { "type": "integer", "format": "int32", "minimum": 2, "description": "Number of installments." }, "schema": { "type": "string", "description": "Installment schema identifier of the seller's payment configuration (`supported_installments[].schema`)." } } };
+var schema45 = { "type": "object", "description": "Result of the payment attempt.\n\n**Package decision (the seed does not show the card verification and pre-authorization contents):**\n\n| Flow | `status` | `payment_id` | `card_id` |\n|---|---|---|---|\n| standard | `Authorized` (captured) or `Denied` | id of the payment | absent |\n| `configurations.preauthorization: true` | `Authorized` (amount reserved, not captured) or `Denied` | id to use for the manual capture | absent |\n| `configurations.card_verification: true` | `Authorized` (card verified and stored) or `Denied` (card refused, nothing stored) | id of the verification | present only when `Authorized` |\n\n`payment_id` is always sent by this package and identifies the attempt: redeliveries of one result\ncarry the identical body, so the merchant deduplicates on `payment_id`.\n", "required": ["status"], "properties": { "payment_id": { "type": "string", "format": "uuid", "pattern": "^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-4[0-9a-fA-F]{3}-[89abAB][0-9a-fA-F]{3}-[0-9a-fA-F]{12}$", "description": "Id of the payment (UUID v4); with pre-authorization, the id for the manual capture." }, "status": { "type": "string", "description": "Result of the authorization.", "enum": ["Authorized", "Denied"] }, "authorization_code": { "type": "string", "description": "Authorization code of the issuer; sent when `Authorized`." }, "transaction_datetime": { "type": "string", "description": "When the authorization was answered.\n\n**Package decision (the seed types it as a plain string and shows no format):** the type stays\nstring; this package sends an ISO 8601 UTC date-time with seconds (`2026-03-14T15:09:26Z`).\n" }, "return_message": { "type": "string", "description": "Human-readable answer of the authorization." }, "return_code": { "type": "string", "description": "Code of the answer of the authorization (`00` when `Authorized`)." }, "card_id": { "type": "string", "format": "uuid", "description": "**Package decision (the seed says a card_id is sent for card verification but not where):**\nid of the card stored in the vault (UUID v4), for later charges. Sent only when\n`configurations.card_verification` was `true` and `status` is `Authorized`. This property is the\npackage's addition to the seed's payload table.\n" } } };
 var pattern26 = new RegExp("^[A-Z]{3}$", "u");
 function validate30(data, { instancePath = "", parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {}) {
   let vErrors = null;
@@ -1356,7 +1322,7 @@ function validate30(data, { instancePath = "", parentData, parentDataProperty, r
         errors++;
       }
       if (!(data0 === "credit" || data0 === "debit")) {
-        const err4 = { instancePath: instancePath + "/method", schemaPath: "#/properties/method/enum", keyword: "enum", params: { allowedValues: schema58.properties.method.enum }, message: "must be equal to one of the allowed values" };
+        const err4 = { instancePath: instancePath + "/method", schemaPath: "#/properties/method/enum", keyword: "enum", params: { allowedValues: schema41.properties.method.enum }, message: "must be equal to one of the allowed values" };
         if (vErrors === null) {
           vErrors = [err4];
         } else {
@@ -1461,7 +1427,7 @@ function validate30(data, { instancePath = "", parentData, parentDataProperty, r
             errors++;
           }
           if (!(data4 === "no_interest" || data4 === "with_interest")) {
-            const err14 = { instancePath: instancePath + "/installment/type", schemaPath: "#/components/schemas/CheckoutInstallment/properties/type/enum", keyword: "enum", params: { allowedValues: schema61.properties.type.enum }, message: "must be equal to one of the allowed values" };
+            const err14 = { instancePath: instancePath + "/installment/type", schemaPath: "#/components/schemas/CheckoutInstallment/properties/type/enum", keyword: "enum", params: { allowedValues: schema44.properties.type.enum }, message: "must be equal to one of the allowed values" };
             if (vErrors === null) {
               vErrors = [err14];
             } else {
@@ -1578,7 +1544,7 @@ function validate30(data, { instancePath = "", parentData, parentDataProperty, r
             errors++;
           }
           if (!(data9 === "Authorized" || data9 === "Denied")) {
-            const err25 = { instancePath: instancePath + "/result/status", schemaPath: "#/components/schemas/CheckoutPaymentResult/properties/status/enum", keyword: "enum", params: { allowedValues: schema62.properties.status.enum }, message: "must be equal to one of the allowed values" };
+            const err25 = { instancePath: instancePath + "/result/status", schemaPath: "#/components/schemas/CheckoutPaymentResult/properties/status/enum", keyword: "enum", params: { allowedValues: schema45.properties.status.enum }, message: "must be equal to one of the allowed values" };
             if (vErrors === null) {
               vErrors = [err25];
             } else {
@@ -1676,7 +1642,7 @@ function validate30(data, { instancePath = "", parentData, parentDataProperty, r
   return errors === 0;
 }
 validate30.evaluated = { "props": { "method": true, "amount": true, "currency": true, "installment": true, "result": true }, "dynamicProps": false, "dynamicItems": false };
-var schema65 = { "type": "string", "description": "Kind of product sold (payment link products and payment intent products).", "enum": ["cash_carry", "digital_content", "digital_goods", "digital_physical", "gift_card", "physical_goods", "renew_subs", "shareware", "service"] };
+var schema48 = { "type": "string", "description": "Kind of product sold (payment link products and payment intent products).", "enum": ["cash_carry", "digital_content", "digital_goods", "digital_physical", "gift_card", "physical_goods", "renew_subs", "shareware", "service"] };
 function validate32(data, { instancePath = "", parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {}) {
   let vErrors = null;
   let errors = 0;
@@ -1727,7 +1693,7 @@ function validate32(data, { instancePath = "", parentData, parentDataProperty, r
         errors++;
       }
       if (!(data0 === "cash_carry" || data0 === "digital_content" || data0 === "digital_goods" || data0 === "digital_physical" || data0 === "gift_card" || data0 === "physical_goods" || data0 === "renew_subs" || data0 === "shareware" || data0 === "service")) {
-        const err4 = { instancePath: instancePath + "/product_type", schemaPath: "#/components/schemas/ProductType/enum", keyword: "enum", params: { allowedValues: schema65.enum }, message: "must be equal to one of the allowed values" };
+        const err4 = { instancePath: instancePath + "/product_type", schemaPath: "#/components/schemas/ProductType/enum", keyword: "enum", params: { allowedValues: schema48.enum }, message: "must be equal to one of the allowed values" };
         if (vErrors === null) {
           vErrors = [err4];
         } else {
@@ -1739,8 +1705,8 @@ function validate32(data, { instancePath = "", parentData, parentDataProperty, r
     if (data.title !== void 0) {
       let data1 = data.title;
       if (typeof data1 === "string") {
-        if (!pattern8.test(data1)) {
-          const err5 = { instancePath: instancePath + "/title", schemaPath: "#/components/schemas/Text/pattern", keyword: "pattern", params: { pattern: "^[^\\u0000-\\u0008\\u000B\\u000C\\u000E-\\u001F\\u007F]*$" }, message: 'must match pattern "^[^\\u0000-\\u0008\\u000B\\u000C\\u000E-\\u001F\\u007F]*$"' };
+        if (func1(data1) > 100) {
+          const err5 = { instancePath: instancePath + "/title", schemaPath: "#/properties/title/maxLength", keyword: "maxLength", params: { limit: 100 }, message: "must NOT have more than 100 characters" };
           if (vErrors === null) {
             vErrors = [err5];
           } else {
@@ -1748,18 +1714,17 @@ function validate32(data, { instancePath = "", parentData, parentDataProperty, r
           }
           errors++;
         }
-      } else {
-        const err6 = { instancePath: instancePath + "/title", schemaPath: "#/components/schemas/Text/type", keyword: "type", params: { type: "string" }, message: "must be string" };
-        if (vErrors === null) {
-          vErrors = [err6];
-        } else {
-          vErrors.push(err6);
+        if (func1(data1) < 1) {
+          const err6 = { instancePath: instancePath + "/title", schemaPath: "#/properties/title/minLength", keyword: "minLength", params: { limit: 1 }, message: "must NOT have fewer than 1 characters" };
+          if (vErrors === null) {
+            vErrors = [err6];
+          } else {
+            vErrors.push(err6);
+          }
+          errors++;
         }
-        errors++;
-      }
-      if (typeof data1 === "string") {
-        if (func1(data1) > 100) {
-          const err7 = { instancePath: instancePath + "/title", schemaPath: "#/properties/title/maxLength", keyword: "maxLength", params: { limit: 100 }, message: "must NOT have more than 100 characters" };
+        if (!pattern8.test(data1)) {
+          const err7 = { instancePath: instancePath + "/title", schemaPath: "#/properties/title/pattern", keyword: "pattern", params: { pattern: "^[^\\u0000-\\u0008\\u000B\\u000C\\u000E-\\u001F\\u007F]*$" }, message: 'must match pattern "^[^\\u0000-\\u0008\\u000B\\u000C\\u000E-\\u001F\\u007F]*$"' };
           if (vErrors === null) {
             vErrors = [err7];
           } else {
@@ -1767,22 +1732,21 @@ function validate32(data, { instancePath = "", parentData, parentDataProperty, r
           }
           errors++;
         }
-        if (func1(data1) < 1) {
-          const err8 = { instancePath: instancePath + "/title", schemaPath: "#/properties/title/minLength", keyword: "minLength", params: { limit: 1 }, message: "must NOT have fewer than 1 characters" };
-          if (vErrors === null) {
-            vErrors = [err8];
-          } else {
-            vErrors.push(err8);
-          }
-          errors++;
+      } else {
+        const err8 = { instancePath: instancePath + "/title", schemaPath: "#/properties/title/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+        if (vErrors === null) {
+          vErrors = [err8];
+        } else {
+          vErrors.push(err8);
         }
+        errors++;
       }
     }
     if (data.description !== void 0) {
       let data2 = data.description;
       if (typeof data2 === "string") {
-        if (!pattern8.test(data2)) {
-          const err9 = { instancePath: instancePath + "/description", schemaPath: "#/components/schemas/Text/pattern", keyword: "pattern", params: { pattern: "^[^\\u0000-\\u0008\\u000B\\u000C\\u000E-\\u001F\\u007F]*$" }, message: 'must match pattern "^[^\\u0000-\\u0008\\u000B\\u000C\\u000E-\\u001F\\u007F]*$"' };
+        if (func1(data2) > 500) {
+          const err9 = { instancePath: instancePath + "/description", schemaPath: "#/properties/description/maxLength", keyword: "maxLength", params: { limit: 500 }, message: "must NOT have more than 500 characters" };
           if (vErrors === null) {
             vErrors = [err9];
           } else {
@@ -1790,25 +1754,23 @@ function validate32(data, { instancePath = "", parentData, parentDataProperty, r
           }
           errors++;
         }
-      } else {
-        const err10 = { instancePath: instancePath + "/description", schemaPath: "#/components/schemas/Text/type", keyword: "type", params: { type: "string" }, message: "must be string" };
-        if (vErrors === null) {
-          vErrors = [err10];
-        } else {
-          vErrors.push(err10);
-        }
-        errors++;
-      }
-      if (typeof data2 === "string") {
-        if (func1(data2) > 500) {
-          const err11 = { instancePath: instancePath + "/description", schemaPath: "#/properties/description/maxLength", keyword: "maxLength", params: { limit: 500 }, message: "must NOT have more than 500 characters" };
+        if (!pattern8.test(data2)) {
+          const err10 = { instancePath: instancePath + "/description", schemaPath: "#/properties/description/pattern", keyword: "pattern", params: { pattern: "^[^\\u0000-\\u0008\\u000B\\u000C\\u000E-\\u001F\\u007F]*$" }, message: 'must match pattern "^[^\\u0000-\\u0008\\u000B\\u000C\\u000E-\\u001F\\u007F]*$"' };
           if (vErrors === null) {
-            vErrors = [err11];
+            vErrors = [err10];
           } else {
-            vErrors.push(err11);
+            vErrors.push(err10);
           }
           errors++;
         }
+      } else {
+        const err11 = { instancePath: instancePath + "/description", schemaPath: "#/properties/description/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+        if (vErrors === null) {
+          vErrors = [err11];
+        } else {
+          vErrors.push(err11);
+        }
+        errors++;
       }
     }
     if (data.value !== void 0) {
@@ -2231,7 +2193,7 @@ function validate22(data, { instancePath = "", parentData, parentDataProperty, r
             errors++;
           }
           if (!(data16 === "WEB" || data16 === "MOBILE" || data16 === "ANDROID" || data16 === "IOS")) {
-            const err28 = { instancePath: instancePath + "/frontend/sales_channel", schemaPath: "#/components/schemas/CheckoutFrontend/properties/sales_channel/enum", keyword: "enum", params: { allowedValues: schema63.properties.sales_channel.enum }, message: "must be equal to one of the allowed values" };
+            const err28 = { instancePath: instancePath + "/frontend/sales_channel", schemaPath: "#/components/schemas/CheckoutFrontend/properties/sales_channel/enum", keyword: "enum", params: { allowedValues: schema46.properties.sales_channel.enum }, message: "must be equal to one of the allowed values" };
             if (vErrors === null) {
               vErrors = [err28];
             } else {

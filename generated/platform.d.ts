@@ -945,14 +945,14 @@ export interface components {
              */
             grant_type: "client_credentials";
             /** @description Client id issued to the seller. */
-            client_id: components["schemas"]["Text"];
+            client_id: string;
             /** @description Client secret issued to the seller. */
-            client_secret: components["schemas"]["Text"];
+            client_secret: string;
             /**
              * @description Requested scope. `digital-plataform:gateway-api` (the seed's spelling) gives full read and write
              *     access; the spelling `digital-platform:gateway-api` seen in a seed sample is accepted too.
              */
-            scope: components["schemas"]["Text"];
+            scope: string;
         };
         /**
          * @description An issued access token (first form).
@@ -1081,7 +1081,7 @@ export interface components {
             /** @description Kind of product. */
             product_type: components["schemas"]["ProductType"];
             /** @description Product title shown on the link's checkout page. */
-            title: components["schemas"]["Text"];
+            title: string;
             /**
              * Format: uuid
              * @description Id of the product image, as answered by `POST /dpy/payment-link/v1/payment-links/products/images`
@@ -1089,7 +1089,7 @@ export interface components {
              */
             image_id?: string;
             /** @description Product description. */
-            description?: components["schemas"]["Text"];
+            description?: string;
             /**
              * Format: int32
              * @description Units of the product in each order placed through the link.
@@ -1099,7 +1099,7 @@ export interface components {
              */
             quantity?: number;
             /** @description Order prefix configured for the product (free text; the seed gives no format). */
-            order_prefix?: components["schemas"]["Text"];
+            order_prefix?: string;
             /** @description Unit price in minor units (cents convention). */
             amount: components["schemas"]["MinorUnitAmount"];
         };
@@ -1132,9 +1132,9 @@ export interface components {
         /** @description One installment schema of a credit card brand and the installment counts it enables. */
         SupportedInstallments: {
             /** @description Installment schema identifier. */
-            schema: components["schemas"]["Text"];
+            schema: string;
             /** @description Descriptive name of the installment schema. */
-            schema_name?: components["schemas"]["Text"];
+            schema_name?: string;
             /** @description Enabled installment counts; each is an integer >= 2 (seed limit). */
             installments: number[];
             /** @description Installment counts charged with interest; each is an integer >= 2 (seed limit). */
@@ -1753,9 +1753,9 @@ export interface components {
         CheckoutProduct: {
             product_type?: components["schemas"]["ProductType"];
             /** @description Product name shown in the hosted checkout. */
-            title: components["schemas"]["Text"];
+            title: string;
             /** @description Product description. */
-            description?: components["schemas"]["Text"];
+            description?: string;
             /** @description Unit price in minor units (cents convention). */
             value: components["schemas"]["MinorUnitAmount"];
             /**
@@ -1814,13 +1814,13 @@ export interface components {
          */
         CheckoutAddress: {
             /** @description Street name. */
-            street: components["schemas"]["Text"];
+            street: string;
             /** @description House or building number (a string, so `S/N` or `1578A` are allowed). */
-            number: components["schemas"]["Text"];
+            number: string;
             /** @description Complement (apartment, block, suite). */
-            complement?: components["schemas"]["Text"];
+            complement?: string;
             /** @description District or neighbourhood. */
-            district?: components["schemas"]["Text"];
+            district?: string;
             /**
              * @description City.
              *
@@ -1828,15 +1828,15 @@ export interface components {
              *     codes subdivisions, not cities. The field stays free text of at most 40 characters; the
              *     platform does not check it against any code list.
              */
-            city?: components["schemas"]["Text"];
+            city?: string;
             /** @description State or province, ISO 3166-2 based (for BR, the two-letter state code such as `SP`). */
-            state?: components["schemas"]["Text"];
+            state?: string;
             /** @description Country, ISO 3166-1 alpha-2 (at most 2 characters). */
             country: components["schemas"]["CountryCode"];
             /** @description Postal code without separators (for BR the eight-digit CEP, e.g. `01310200`). */
-            postal_code: components["schemas"]["Text"];
+            postal_code: string;
             /** @description Reference point that helps find the address. */
-            reference?: components["schemas"]["Text"];
+            reference?: string;
         };
         /**
          * @description The buyer. Sent in the payment intent request and echoed, with the same shape, in the checkout
@@ -1860,11 +1860,11 @@ export interface components {
              */
             customer_id: string;
             /** @description First name. */
-            first_name: components["schemas"]["Text"];
+            first_name: string;
             /** @description Last name. */
-            last_name: components["schemas"]["Text"];
+            last_name: string;
             /** @description Full name. */
-            name: components["schemas"]["Text"];
+            name: string;
             /**
              * Format: email
              * @description E-mail address.
@@ -1872,9 +1872,9 @@ export interface components {
             email: string;
             document_type: components["schemas"]["CheckoutDocumentType"];
             /** @description Document number, digits only for CPF and CNPJ; for a BR seller a valid CPF (or CNPJ with `document_type` `CNPJ`). */
-            document_number: components["schemas"]["Text"];
+            document_number: string;
             /** @description Phone number, digits only with country and area code recommended (e.g. `5511987654321`). */
-            phone_number?: components["schemas"]["Text"];
+            phone_number?: string;
             /**
              * @description Gender.
              * @enum {string}
@@ -1887,13 +1887,13 @@ export interface components {
         /** @description Delivery data of the order. Sent in the payment intent request and echoed, with the same shape, in the checkout notification. */
         CheckoutShipping: {
             /** @description First name of the recipient. */
-            first_name: components["schemas"]["Text"];
+            first_name: string;
             /** @description Last name of the recipient. */
-            last_name: components["schemas"]["Text"];
+            last_name: string;
             /** @description Full name of the recipient. */
-            name?: components["schemas"]["Text"];
+            name?: string;
             /** @description Phone number of the recipient. */
-            phone_number?: components["schemas"]["Text"];
+            phone_number?: string;
             /**
              * @description Shipping cost in minor units (cents convention).
              *
@@ -1910,12 +1910,12 @@ export interface components {
             /** @description Taxes included in the amount. */
             rates?: {
                 /** @description Type of tax (e.g. `IVA`). */
-                key: components["schemas"]["Text"];
+                key: string;
                 /** @description Tax amount in minor units (cents convention). */
                 value: components["schemas"]["MinorUnitAmount"];
             }[];
             /** @description Local fiscal or regulatory code (e.g. the Uruguayan tax-refund law applied to the sale). */
-            regional_regulation_code?: components["schemas"]["Text"];
+            regional_regulation_code?: string;
         };
         /**
          * @description Flow switches of the payment intent.
@@ -1964,29 +1964,29 @@ export interface components {
          */
         PaymentIntentSubMerchant: {
             /** @description The marketplace's code of the sub-merchant. */
-            identification_code?: components["schemas"]["Text"];
+            identification_code?: string;
             /** @description Type of the sub-merchant's document (e.g. `CNPJ`, `CPF`, `RUT`). */
-            document_type?: components["schemas"]["Text"];
+            document_type?: string;
             /** @description The sub-merchant's document number. */
-            document_number?: components["schemas"]["Text"];
+            document_number?: string;
             /** @description The sub-merchant's address. */
             address?: {
                 /** @description Street name. */
-                street?: components["schemas"]["Text"];
+                street?: string;
                 /** @description House or building number. */
-                number?: components["schemas"]["Text"];
+                number?: string;
                 /** @description Complement. */
-                complement?: components["schemas"]["Text"];
+                complement?: string;
                 /** @description District or neighbourhood. */
-                district?: components["schemas"]["Text"];
+                district?: string;
                 /** @description City. */
-                city?: components["schemas"]["Text"];
+                city?: string;
                 /** @description State or province. */
-                state?: components["schemas"]["Text"];
+                state?: string;
                 /** @description Country, ISO 3166-1 alpha-2 (`BR`) or alpha-3 (`BRA`), upper case. */
                 country_code?: string;
                 /** @description Postal code. */
-                postal_code?: components["schemas"]["Text"];
+                postal_code?: string;
             };
         };
         /**
@@ -2006,7 +2006,7 @@ export interface components {
              *
              *     **Package decision (the seed gives no length):** at most 64 characters.
              */
-            order_id?: components["schemas"]["Text"];
+            order_id?: string;
             payment?: components["schemas"]["PaymentIntentPayment"];
             /**
              * @description Products of the order. Required for standard flows; must be omitted when
@@ -2020,13 +2020,13 @@ export interface components {
             /** @description The order is picked up by the customer at the store. */
             pickup_store?: boolean;
             /** @description Shipping method, free text. */
-            shipping_method?: components["schemas"]["Text"];
+            shipping_method?: string;
             /**
              * @description Text on the customer's card statement or receipt.
              *
              *     **Package decision (the seed gives no length):** at most 22 characters, what acquirers print on the cardholder's statement.
              */
-            soft_descriptor?: components["schemas"]["Text"];
+            soft_descriptor?: string;
             /**
              * Format: int32
              * @description Merchant category code (MCC) for this transaction.
@@ -2218,7 +2218,7 @@ export interface components {
                      */
                     user?: components["schemas"]["Text"];
                     /** @description Webhook password. Write-only: stored, never returned. */
-                    password?: components["schemas"]["Text"];
+                    password?: string;
                 };
             };
         };
@@ -2485,21 +2485,21 @@ export interface components {
          */
         SubscriptionAddress: {
             /** @description Street name. */
-            street?: components["schemas"]["Text"];
+            street?: string;
             /** @description Building number. */
-            number?: components["schemas"]["Text"];
+            number?: string;
             /** @description Complement (apartment, suite, block). */
-            complement?: components["schemas"]["Text"];
+            complement?: string;
             /** @description District (bairro). */
-            district?: components["schemas"]["Text"];
+            district?: string;
             /** @description City. */
-            city?: components["schemas"]["Text"];
+            city?: string;
             /** @description State or province. */
-            state?: components["schemas"]["Text"];
+            state?: string;
             /** @description Country, ISO 3166-1 alpha-2 (`BR`). */
             country?: components["schemas"]["CountryCode"];
             /** @description Postal code (CEP in Brazil), digits only expected. */
-            postal_code?: components["schemas"]["Text"];
+            postal_code?: string;
         } & {
             [key: string]: unknown;
         };
@@ -2536,7 +2536,7 @@ export interface components {
              */
             brand?: components["schemas"]["SubscriptionCardBrand"];
             /** @description Token of the card number issued by the platform's card vault. */
-            number_token: components["schemas"]["Text"];
+            number_token: string;
             /** @description First 6 digits of the card. */
             bin: string;
             /** @description Expiry month, two digits (`01` to `12`); optional for AR. */
@@ -2548,9 +2548,9 @@ export interface components {
              *
              *     **Package decision (the seed gives no length):** at most 26 characters, the name field of ISO/IEC 7813 track 1 that acquirers accept.
              */
-            cardholder_name?: components["schemas"]["Text"];
+            cardholder_name?: string;
             /** @description Identifier of the card stored in the platform's vault, when the card was stored before. */
-            card_id?: components["schemas"]["Text"];
+            card_id?: string;
             /** @description Card security code, 3 or 4 digits; optional for AR. Never stored, never returned. */
             security_code?: string;
             /** @description Last 4 digits of the card. */
@@ -2559,9 +2559,9 @@ export interface components {
         /** @description Digital wallet the card comes from. */
         SubscriptionWallet: {
             /** @description Wallet type (for example `google_pay`, `apple_pay`, `c2p_master`). */
-            type: components["schemas"]["Text"];
+            type: string;
             /** @description Identifier of the payment in the wallet. */
-            id: components["schemas"]["Text"];
+            id: string;
         };
         /** @description Network tokenization data of the card (card network token). */
         SubscriptionTokenization: {
@@ -2574,11 +2574,11 @@ export interface components {
              * @description Network token cryptogram. **Package decision (the seed does not say):** single-use, used for
              *     the first charge only, never stored and never returned in a response.
              */
-            cryptogram?: components["schemas"]["Text"];
+            cryptogram?: string;
             /** @description Electronic commerce indicator. */
-            eci?: components["schemas"]["Text"];
+            eci?: string;
             /** @description Token requestor identifier. */
-            requestor_id?: components["schemas"]["Text"];
+            requestor_id?: string;
         };
         /** @description Credit card payment of a new subscription. */
         SubscriptionCreditPaymentTypeRequest: {
@@ -2593,7 +2593,7 @@ export interface components {
              *
              *     **Package decision (the seed gives no length):** at most 22 characters, what acquirers print on the cardholder's statement.
              */
-            soft_descriptor?: components["schemas"]["Text"];
+            soft_descriptor?: string;
             card: components["schemas"]["SubscriptionRequestCard"];
             wallet?: components["schemas"]["SubscriptionWallet"];
             tokenization?: components["schemas"]["SubscriptionTokenization"];
@@ -2624,7 +2624,7 @@ export interface components {
              *
              *     **Package decision (the seed gives no length):** at most 22 characters, what acquirers print on the cardholder's statement.
              */
-            soft_descriptor?: components["schemas"]["Text"];
+            soft_descriptor?: string;
             card: components["schemas"]["SubscriptionRequestCard"];
             wallet?: components["schemas"]["SubscriptionWallet"];
             tokenization?: components["schemas"]["SubscriptionTokenization"];
@@ -2654,13 +2654,13 @@ export interface components {
          */
         SubscriptionShipping: {
             /** @description Recipient's first name. */
-            first_name?: components["schemas"]["Text"];
+            first_name?: string;
             /** @description Recipient's last name. */
-            last_name?: components["schemas"]["Text"];
+            last_name?: string;
             /** @description Recipient's e-mail address. */
-            email?: components["schemas"]["Text"];
+            email?: string;
             /** @description Recipient's phone number. */
-            phone_number?: components["schemas"]["Text"];
+            phone_number?: string;
             /**
              * @description Shipping cost per installment, in minor units. The shippings of a subscription plus its
              *     largest installment stay within `MinorUnitAmount` (422 otherwise).
@@ -2671,9 +2671,9 @@ export interface components {
         /** @description Device the customer subscribed from, passed on to fraud prevention. */
         SubscriptionDevice: {
             /** @description IP address of the customer's device (IPv4 or IPv6). */
-            ip_address?: components["schemas"]["Text"];
+            ip_address?: string;
             /** @description Device fingerprint identifier. */
-            device_id?: components["schemas"]["Text"];
+            device_id?: string;
         };
         /** @description Body of `createSubscription`. */
         CreateSubscriptionRequest: {
@@ -2684,7 +2684,7 @@ export interface components {
              */
             seller_id: string;
             /** @description Buyer id used by the e-commerce; passed on in the instant-payment notification when given. */
-            customer_id: components["schemas"]["Text"];
+            customer_id: string;
             /**
              * Format: uuid
              * @description An existing recurrence plan of the seller (UUID v4); it must be `active`.
@@ -2696,7 +2696,7 @@ export interface components {
              *
              *     **Package decision (the seed gives no length):** at most 64 characters.
              */
-            order_id?: components["schemas"]["Text"];
+            order_id?: string;
             /**
              * Format: date
              * @description Billing start (`YYYY-MM-DD`, UTC calendar date): installment 1 is charged on this date and
@@ -3520,7 +3520,7 @@ export interface components {
          */
         SandboxSellerCreate: {
             /** @description Trade name shown in the hosted checkout. */
-            trade_name: components["schemas"]["Text"];
+            trade_name: string;
             /**
              * Format: email
              * @description Seller e-mail.
@@ -3534,11 +3534,11 @@ export interface components {
             /** @description Currencies the seller sells in; the first is its default. */
             currencies: components["schemas"]["CurrencyCode"][];
             /** @description Merchant id (generated when omitted). */
-            merchant_id?: components["schemas"]["Text"];
+            merchant_id?: string;
             /** @description Seller code (generated when omitted). */
-            seller_code?: components["schemas"]["Text"];
+            seller_code?: string;
             /** @description Tenant written into the seller's access tokens (default `sandbox`). */
-            tenant?: components["schemas"]["Text"];
+            tenant?: string;
             services?: components["schemas"]["SellerServices"];
             payments?: components["schemas"]["PaymentMethodsConfiguration"];
             /**
@@ -3552,7 +3552,7 @@ export interface components {
             /** @description Client id to issue (generated when omitted); 409 when already taken. */
             client_id?: string;
             /** @description Client secret to issue (generated when omitted). Stored hashed, never returned again. */
-            client_secret?: components["schemas"]["Text"];
+            client_secret?: string;
         };
         /** @description The created seller and its client credentials; the secret is shown only in this answer. */
         SandboxSellerCreated: {
@@ -3689,9 +3689,9 @@ export interface components {
              */
             seller_id: string;
             /** @description Plan name. */
-            name: components["schemas"]["Text"];
+            name: string;
             /** @description Free description. */
-            description?: components["schemas"]["Text"];
+            description?: string;
             amount: components["schemas"]["MinorUnitAmount"];
             currency: components["schemas"]["CurrencyCode"];
             /**
@@ -3729,14 +3729,14 @@ export interface components {
              */
             seller_id: string;
             /** @description A label for the clock. */
-            name?: components["schemas"]["Text"];
+            name?: string;
             /**
              * Format: date-time
              * @description The clock's starting instant (UTC).
              */
             frozen_time: string;
             /** @description The seller's customers whose new subscriptions live on this clock. */
-            customer_ids: components["schemas"]["Text"][];
+            customer_ids: string[];
         };
         /** @description A test clock and the subscriptions that live on its time. */
         SandboxTestClock: {
@@ -3881,7 +3881,7 @@ export interface components {
              */
             seller_id: string;
             /** @description Label of the link. */
-            label: components["schemas"]["Text"];
+            label: string;
             /**
              * @description `custom` is reusable up to `max_orders`; `unique` sells once.
              * @enum {string}

@@ -11,6 +11,7 @@ import { pathToFileURL } from 'node:url';
 import openapiTS, { astToString } from 'openapi-typescript';
 import { parse, stringify } from 'yaml';
 import { AREAS, introductionTag } from './areas.ts';
+import { inlineTextRefs } from './contract/inline-text.ts';
 import { writeOperationTable } from './contract/operations.ts';
 import { writeRuntime } from './contract/runtime.ts';
 import { writeCheckoutNotificationCheck } from './contract/validators.ts';
@@ -103,7 +104,13 @@ async function writeTypes(bundle: string, out: string): Promise<void> {
 
 export async function generate(outDir: string): Promise<void> {
   await mkdir(outDir, { recursive: true });
-  await Promise.all(AREAS.map((area) => redocly(['bundle', area, '-o', join(outDir, `${area}.openapi.yaml`)])));
+  await Promise.all(
+    AREAS.map(async (area) => {
+      const bundle = join(outDir, `${area}.openapi.yaml`);
+      await redocly(['bundle', area, '-o', bundle]);
+      await writeFile(bundle, stringify(inlineTextRefs(parse(await readFile(bundle, 'utf8'))), { lineWidth: 0 }));
+    }),
+  );
   const platform = join(outDir, 'platform.openapi.yaml');
   await redocly(['join', ...AREAS.map((area) => join(outDir, `${area}.openapi.yaml`)), '-o', platform]);
   await finishPlatformBundle(platform, join(outDir, 'payment-link.openapi.yaml'));

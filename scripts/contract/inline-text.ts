@@ -1,0 +1,28 @@
+// Bundles for every tool: a field that narrows the shared Text rule (`$ref: Text` with its own
+// `maxLength` beside it, as openapi/ writes it: one place for the rule) is written out at the field
+// in the bundles, as `type: string` with Text's pattern and the field's own keywords. OpenAPI 3.1
+// applies keywords beside a `$ref`, but many tools written for 3.0 (generators, security linters)
+// drop them, and with them every request bound. A field whose own keywords would clash with the
+// rule's (its own `pattern`) keeps the `$ref` form, which says the same in 3.1.
+
+const TEXT_REF = '#/components/schemas/Text';
+
+type Node = Record<string, unknown>;
+
+/** `doc` with each `$ref: Text` that has keywords beside it written out (a new object; `doc` is left as it is). */
+export function inlineTextRefs<T extends { components?: { schemas?: Record<string, unknown> } }>(doc: T): T {
+  const text = doc.components?.schemas?.Text as Node | undefined;
+  if (!text) return doc;
+  // The rule itself; its description is the component's, not the field's.
+  const { description: _description, ...rule } = text;
+  const visit = (node: unknown): unknown => {
+    if (Array.isArray(node)) return node.map(visit);
+    if (!node || typeof node !== 'object') return node;
+    const { $ref, ...beside } = node as Node;
+    if ($ref === TEXT_REF && Object.keys(beside).length && Object.keys(beside).every((k) => !(k in rule))) {
+      return { ...rule, ...beside };
+    }
+    return Object.fromEntries(Object.entries(node as Node).map(([k, v]) => [k, visit(v)]));
+  };
+  return visit(doc) as T;
+}
