@@ -6,6 +6,10 @@ export interface WorkerData {
   dataDir?: string;
   /** An uncompressed tar of a data directory to start from (pglite-snapshot.ts), in memory only. */
   snapshot?: Blob;
+  /** PGlite's engine and file-system bundle, prepared once by the main thread (PGlite's own options). */
+  pgliteWasmModule?: WebAssembly.Module;
+  initdbWasmModule?: WebAssembly.Module;
+  fsBundle?: Blob;
 }
 
 export interface WorkerRequest {

@@ -2,8 +2,10 @@
 // speaks the protocol of pglite-worker-protocol.ts): this side is the Store the server uses, every
 // call a message with an id and a promise. PGlite is still one connection: concurrent transactions
 // and the statements outside them wait their turn behind its transaction lock, in the worker.
+import { readFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
-import { pathToFileURL } from 'node:url';
+import { dirname, join } from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import { Worker } from 'node:worker_threads';
 import { pgliteSnapshot } from './pglite-snapshot.ts';
 import type { WorkerData, WorkerError, WorkerReply, WorkerRequest } from './pglite-worker-protocol.ts';
@@ -24,6 +26,28 @@ function spawnWorker(workerData: WorkerData): Worker {
   const tsx = new URL('dist/esm/api/index.mjs', pathToFileURL(createRequire(import.meta.url).resolve('tsx/package.json'))).href;
   const start = `import(${JSON.stringify(tsx)}).then((tsx) => tsx.register()).then(() => import(${JSON.stringify(WORKER_ENTRY.href)}))`;
   return new Worker(start, { eval: true, workerData });
+}
+
+/**
+ * PGlite's engine, compiled once per process and handed to every worker (a WebAssembly.Module and
+ * a Blob cross threads without a copy): a worker of its own would compile ~9 MB of WebAssembly
+ * again at each open, ~1-2 s of CPU for each sandbox a test suite starts.
+ */
+let engine: Promise<Pick<WorkerData, 'pgliteWasmModule' | 'initdbWasmModule' | 'fsBundle'>> | undefined;
+function compiledEngine() {
+  engine ??= (async () => {
+    const entry = createRequire(import.meta.url).resolve('@electric-sql/pglite');
+    const dir = dirname(entry.startsWith('file:') ? fileURLToPath(entry) : entry);
+    const compile = async (file: string) => WebAssembly.compile(new Uint8Array(await readFile(join(dir, file))));
+    const [pgliteWasmModule, initdbWasmModule, fsBundle] = await Promise.all([
+      compile('pglite.wasm'),
+      compile('initdb.wasm'),
+      readFile(join(dir, 'pglite.data')).then((bytes) => new Blob([new Uint8Array(bytes)])),
+    ]);
+    return { pgliteWasmModule, initdbWasmModule, fsBundle };
+  })();
+  engine.catch(() => (engine = undefined)); // PGlite finds its files itself; the next open tries again
+  return engine.catch(() => ({}));
 }
 
 export interface PgliteWorkerOptions {
@@ -53,15 +77,15 @@ export async function openPgliteWorkerStore(dataDir?: string, options: PgliteWor
   const inMemory = !dataDir || dataDir.startsWith('memory://');
   const file = typeof options.snapshot === 'string' ? options.snapshot : undefined;
   // Read and uncompressed once per process (pglite-snapshot.ts); a Blob crosses to the worker without a copy.
-  const snapshot = inMemory && options.snapshot ? await pgliteSnapshot(file) : undefined;
+  const [snapshot, compiled] = await Promise.all([inMemory && options.snapshot ? pgliteSnapshot(file) : undefined, compiledEngine()]);
   if (snapshot) {
     // A snapshot that does not load starts from initdb, as without one: the worker retries itself
     // when PGlite rejects it, and a new worker starts when loading it took its thread down (a
     // corrupt archive fails inside PGlite's decompression, out of reach of any catch).
-    const fromSnapshot = await startWorkerStore({ dataDir, snapshot }, options.onFailure).catch(() => undefined);
+    const fromSnapshot = await startWorkerStore({ ...compiled, dataDir, snapshot }, options.onFailure).catch(() => undefined);
     if (fromSnapshot) return fromSnapshot;
   }
-  return startWorkerStore({ dataDir }, options.onFailure);
+  return startWorkerStore({ ...compiled, dataDir }, options.onFailure);
 }
 
 async function startWorkerStore(workerData: WorkerData, onFailure: PgliteWorkerOptions['onFailure']): Promise<PgliteWorkerStore> {

@@ -16,7 +16,7 @@ import { PGlite, type Transaction } from '@electric-sql/pglite';
 import type { WorkerData, WorkerError, WorkerReply, WorkerRequest } from './pglite-worker-protocol.ts';
 
 const port = parentPort!;
-const { dataDir, snapshot } = workerData as WorkerData;
+const { dataDir, snapshot, ...engine } = workerData as WorkerData;
 
 /** The fields of a PostgreSQL error that may cross: no `params`, `detail` nor `where` (they quote values). */
 const SAFE_FIELDS = ['code', 'severity', 'schema', 'table', 'column', 'dataType', 'constraint', 'hint', 'position', 'routine', 'query'] as const;
@@ -33,9 +33,9 @@ function describe(error: unknown): WorkerError {
 
 async function open(): Promise<PGlite> {
   if (dataDir && !dataDir.includes('://')) await mkdir(dataDir, { recursive: true });
-  if (!snapshot) return PGlite.create(dataDir);
+  if (!snapshot) return PGlite.create({ ...engine, dataDir });
   // A snapshot that does not load: initdb, as without one.
-  return PGlite.create({ dataDir, loadDataDir: snapshot }).catch(() => PGlite.create(dataDir));
+  return PGlite.create({ ...engine, dataDir, loadDataDir: snapshot }).catch(() => PGlite.create({ ...engine, dataDir }));
 }
 
 /** Thrown inside a transaction's callback so that PGlite rolls it back. */
