@@ -3,7 +3,6 @@
 // answers in the area's shape.
 import { existsSync, readFileSync } from 'node:fs';
 import express, { type Express } from 'express';
-import * as OpenApiValidator from 'express-openapi-validator';
 import { parse } from 'yaml';
 import { createAuthentication } from './authentication/index.ts';
 import type { AppDeps, AreaDeps, AreaRoutes } from './http/area-routes.ts';
@@ -13,8 +12,9 @@ import { requireAccessToken } from './authentication/bearer.ts';
 import { rateLimitPerClient } from './http/rate-limit.ts';
 import { authenticateByContract } from './http/security.ts';
 import { requireSandboxAdmin } from './sandbox/admin.ts';
-import { ApiError, ContractViolation } from './http/errors.ts';
-import { errorHandler, sendingErrorBody } from './http/error-handler.ts';
+import { ApiError } from './http/errors.ts';
+import { errorHandler } from './http/error-handler.ts';
+import { answerContractViolations, contractValidator } from './http/contract-validator.ts';
 import { renderError } from './error-bodies.ts';
 import { httpLogging } from './http/logging.ts';
 import { refuseNonText } from './http/text-guard.ts';
@@ -105,33 +105,17 @@ export async function createApp(deps: AppDeps, extraAreas: AreaRoutes[] = []): P
   app.use(rateLimitPerClient(config.rateLimit)); // after authentication: keyed by the token's client
   app.use(express.json({ limit: config.bodyLimit }), express.urlencoded({ extended: false, limit: config.bodyLimit }));
   cacheValidatorRouteLookup(); // the validator's per-request route lookup, compiled once (upstream #1217)
+  // The validator is built once per process and bundle (http/contract-validator.ts); a response that
+  // breaks the contract is answered by this app's error handler.
+  answerContractViolations(app, renderErrors);
   app.use(
-    OpenApiValidator.middleware({
-      apiSpec: apiSpec as Parameters<typeof OpenApiValidator.middleware>[0]['apiSpec'],
-      // The contract is linted by Redocly (make lint). The validator's own OAS 3.1 schema refuses
-      // what the contract rightly has (a relative oauth2 tokenUrl), so it does not check it again.
-      validateApiSpec: false,
-      // Every broken rule of a request is reported (one detail each), not only the first.
-      validateRequests: config.validation === false ? false : { allErrors: true },
-      // A response that breaks the contract is a bug: it becomes a 500 and a logged violation.
-      validateResponses:
-        config.validation === false
-          ? false
-          : {
-              onError: (error, _body, req) => {
-                const violation = new ContractViolation(`${req.method} ${req.path}`, req.res?.statusCode ?? 0, error.errors);
-                // An error body that breaks the contract: the error handler answers it at once as a 500
-                // (the body is not sent); any other response's violation goes to the handler through next.
-                if (req.res && sendingErrorBody(req.res)) return void renderErrors(violation, req, req.res, () => undefined);
-                throw violation;
-              },
-            },
-      validateSecurity: false, // authenticateByContract did it, before validation
-      ignoreUndocumented: false, // a path outside the contract is a 404 in its area's shape
-      ignorePaths: (path: string) => undocumented.includes(path),
-      // multipart/form-data (the product image upload) is parsed by the validator's multer, in memory.
+    contractValidator({
+      file: config.apiSpec,
+      apiSpec,
+      validation: config.validation !== false,
+      undocumented,
       // One byte over the image limit is read, so that the upload's own check answers image_too_large.
-      fileUploader: { limits: { fileSize: PRODUCT_IMAGE_MAX_BYTES + 1 } },
+      maxFileBytes: PRODUCT_IMAGE_MAX_BYTES + 1,
     }),
   );
 

@@ -6,6 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadSigningKeys, type SigningKeys } from '../../server/authentication/keys.ts';
 import { authenticationRepository } from '../../server/authentication/repository.ts';
 import { createLogger } from '../../server/http/logging.ts';
+import { contractValidator } from '../../server/http/contract-validator.ts';
 import { CapturedLogs, expectNoStackTrace, GATEWAY_SCOPE, ISSUER, startTestServer, tokenForm, type TestServer } from './support/server.ts';
 import { testAreas, writeTestSpec } from './support/test-areas.ts';
 
@@ -145,6 +146,31 @@ describe('contract violations', () => {
     expect(logged?.msg).toMatch(/breaks the contract/);
     expect(logged?.contractViolation.status).toBe(200);
     expect(JSON.stringify(logged?.contractViolation.violations)).toContain('currency');
+  });
+
+  it('are answered and logged by the app that met them, when a second app of the process shares the validator', async () => {
+    const second = await startTestServer({ config: { apiSpec: sandbox.config.apiSpec }, extraAreas: [testAreas] });
+    try {
+      const secondToken = (await second.http.post('/authentication/oauth2/-core/access_token').type('form').send(tokenForm())).body.access_token;
+      const before = sandbox.logs.lines.length;
+      const res = await second.http.get('/dpy/payment-link/v1/payment-links/business-configurations').set(bearer(secondToken));
+      expectError(res, 500, { error_code: 'internal_error', message: 'Internal server error', status_code: 500 });
+      expect(second.logs.lines.some((l) => l.contractViolation?.status === 200)).toBe(true);
+      expect(sandbox.logs.lines.slice(before).some((l) => l.contractViolation)).toBe(false);
+      // An error body that breaks the contract is answered by the second app's own handler too.
+      expectError(await second.http.patch('/dpm/webhooks/v1/subscriptions/payment/events/e1').send({}), 500, {
+        message: 'Internal server error',
+        name: 'dpm-webhooks',
+        status_code: 500,
+      });
+      expect(second.logs.lines.some((l) => l.contractViolation?.status === 409)).toBe(true);
+    } finally {
+      await second.close();
+    }
+    // One validator per bundle and setting in a process (building one costs ~0.5 s of CPU).
+    const options = { file: sandbox.config.apiSpec, apiSpec: {} as never, validation: true, undocumented: [], maxFileBytes: 1 };
+    expect(contractValidator(options)).toBe(contractValidator({ ...options }));
+    expect(contractValidator(options)).not.toBe(contractValidator({ ...options, validation: false }));
   });
 
   it('turn an error body the operation does not document into a 500 as well', async () => {

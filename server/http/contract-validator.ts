@@ -1,0 +1,72 @@
+// express-openapi-validator over the enforced bundle, built once per process for each bundle file
+// and validation setting, and shared by every app of the process (the sandbox started again in one
+// test worker, `startSandbox` after `close()`). Building it costs ~0.5 s of CPU each time (the
+// validator bundles the spec's references, preprocesses every schema and compiles its own Ajv
+// instances); the middleware holds nothing of an app: what differs per app (how its errors are
+// answered and logged) is read from the request's app, `app.locals.contractViolation`.
+import type { ErrorRequestHandler, Express, RequestHandler } from 'express';
+import * as OpenApiValidator from 'express-openapi-validator';
+import type { PlatformDocument } from './contract.ts';
+import { ContractViolation } from './errors.ts';
+import { sendingErrorBody } from './error-handler.ts';
+
+type Middleware = ReturnType<typeof OpenApiValidator.middleware>;
+
+export interface ContractValidatorOptions {
+  /** The bundle's file: the key of the process-wide cache, with `validation`. */
+  file: string;
+  apiSpec: PlatformDocument;
+  /** `false`: neither requests nor responses are validated (benchmarks of the validation's cost). */
+  validation: boolean;
+  /** Paths the server answers that the bundle does not document (the validator lets them by). */
+  undocumented: readonly string[];
+  /** The largest multipart file part read (the product image limit and one byte). */
+  maxFileBytes: number;
+}
+
+const built = new Map<string, Middleware>();
+
+/** How an app answers a response that breaks the contract: its error handler, set on `app.locals`. */
+export function answerContractViolations(app: Express, renderErrors: ErrorRequestHandler): void {
+  app.locals.contractViolation = renderErrors;
+}
+
+export function contractValidator(options: ContractValidatorOptions): RequestHandler[] {
+  const key = JSON.stringify([options.file, options.validation, options.undocumented, options.maxFileBytes]);
+  let middleware = built.get(key);
+  if (!middleware) {
+    middleware = build(options);
+    built.set(key, middleware);
+  }
+  return middleware as RequestHandler[];
+}
+
+function build({ apiSpec, validation, undocumented, maxFileBytes }: ContractValidatorOptions): Middleware {
+  return OpenApiValidator.middleware({
+    apiSpec: apiSpec as Parameters<typeof OpenApiValidator.middleware>[0]['apiSpec'],
+    // The contract is linted by Redocly (make lint). The validator's own OAS 3.1 schema refuses
+    // what the contract rightly has (a relative oauth2 tokenUrl), so it does not check it again.
+    validateApiSpec: false,
+    // Every broken rule of a request is reported (one detail each), not only the first.
+    validateRequests: validation === false ? false : { allErrors: true },
+    // A response that breaks the contract is a bug: it becomes a 500 and a logged violation.
+    validateResponses:
+      validation === false
+        ? false
+        : {
+            onError: (error, _body, req) => {
+              const violation = new ContractViolation(`${req.method} ${req.path}`, req.res?.statusCode ?? 0, error.errors);
+              // An error body that breaks the contract: the app's error handler answers it at once as
+              // a 500 (the body is not sent); any other response's violation goes to it through next.
+              const renderErrors = req.app.locals.contractViolation as ErrorRequestHandler | undefined;
+              if (req.res && renderErrors && sendingErrorBody(req.res)) return void renderErrors(violation, req, req.res, () => undefined);
+              throw violation;
+            },
+          },
+    validateSecurity: false, // authenticateByContract did it, before validation
+    ignoreUndocumented: false, // a path outside the contract is a 404 in its area's shape
+    ignorePaths: (path: string) => undocumented.includes(path),
+    // multipart/form-data (the product image upload) is parsed by the validator's multer, in memory.
+    fileUploader: { limits: { fileSize: maxFileBytes } },
+  });
+}
