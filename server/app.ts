@@ -63,11 +63,30 @@ function loadApiSpec(file: string): PlatformDocument {
   return file.endsWith('.json') ? JSON.parse(text) : parse(text);
 }
 
+/** The validator of a config's bundle (built once per process and bundle: http/contract-validator.ts). */
+function validatorOf(config: AppDeps['config'], apiSpec: PlatformDocument) {
+  return contractValidator({
+    file: config.apiSpec,
+    apiSpec,
+    validation: config.validation !== false,
+    undocumented: REFERENCE_ONLY.map((op) => op.template).filter((path) => !(path in (apiSpec.paths ?? {}))),
+    // One byte over the image limit is read, so that the upload's own check answers image_too_large.
+    maxFileBytes: PRODUCT_IMAGE_MAX_BYTES + 1,
+  });
+}
+
+/**
+ * Starts building the validator of the config's bundle now (its ~0.5 s of CPU), so that it overlaps
+ * the store's opening, which runs on PGlite's own thread; createApp then finds it built.
+ */
+export function prepareContract(config: AppDeps['config']): void {
+  validatorOf(config, loadApiSpec(config.apiSpec));
+}
+
 /** `extraAreas` are mounted before the platform's areas, so that tests' own operations win over real ones. */
 export async function createApp(deps: AppDeps, extraAreas: AreaRoutes[] = []): Promise<Express> {
   const { config, logger, store } = deps;
   const apiSpec = loadApiSpec(config.apiSpec);
-  const undocumented = REFERENCE_ONLY.map((op) => op.template).filter((path) => !(path in (apiSpec.paths ?? {})));
   const authentication = await createAuthentication(store, config);
   const areaDeps: AreaDeps = {
     ...deps,
@@ -108,16 +127,7 @@ export async function createApp(deps: AppDeps, extraAreas: AreaRoutes[] = []): P
   // The validator is built once per process and bundle (http/contract-validator.ts); a response that
   // breaks the contract is answered by this app's error handler.
   answerContractViolations(app, renderErrors);
-  app.use(
-    contractValidator({
-      file: config.apiSpec,
-      apiSpec,
-      validation: config.validation !== false,
-      undocumented,
-      // One byte over the image limit is read, so that the upload's own check answers image_too_large.
-      maxFileBytes: PRODUCT_IMAGE_MAX_BYTES + 1,
-    }),
-  );
+  app.use(validatorOf(config, apiSpec));
 
   app.use(refuseNonText); // what the contract cannot say: open objects' members, Basic credentials
   app.use(authentication.routes);

@@ -48,6 +48,12 @@ export async function runSandbox(configured: Config, logger: Logger): Promise<Ru
     if (applied.length) logger.info({ applied }, 'Migrations applied');
     return store;
   });
+  // The contract's validator builds on this thread while the store opens on PGlite's.
+  const appModule = import('./app.ts').then((module) => {
+    module.prepareContract(configured);
+    return module;
+  });
+  appModule.catch(() => undefined); // a broken bundle fails the start below, even when listening failed first
   let resolveApp!: (app: RequestListener) => void;
   const appReady = new Promise<RequestListener>((resolve) => (resolveApp = resolve));
   // Slow clients are timed out (Node answers 408 and closes): headers must arrive within
@@ -70,7 +76,7 @@ export async function runSandbox(configured: Config, logger: Logger): Promise<Ru
   try {
     const [store, { createApp }, { seedDemoSeller }, { notificationDeliveryWorker }, { createBillingWorker }, { resetSandbox }] = await Promise.all([
       storeReady,
-      import('./app.ts'),
+      appModule,
       import('./sandbox/demo-seller.ts'),
       import('./notifications/delivery-worker.ts'),
       import('./subscription/billing-worker.ts'),
