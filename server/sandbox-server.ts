@@ -2,9 +2,9 @@
 // workers, and a clean stop (no new connections, in-flight requests finish, the workers' passes in
 // flight end, the store closes). The command (main.ts) and startSandbox (index.ts) both run this.
 //
-// Independent start-up work overlaps: the store opens and migrates (PGlite compiles its
-// WebAssembly off the main thread) while the application's modules load, and the check of the demo
-// client's secret (scrypt, on libuv's thread pool) runs while the app parses the contract. The
+// Independent start-up work overlaps: the store opens and migrates on PGlite's own thread while the
+// application's modules load and the contract's validator builds on this one, and the demo seller is
+// stored (its secret hashed or checked by scrypt, on libuv's thread pool) while the app is built. The
 // socket listens early, so that a port of 0 is known before the app is built (the hosted pages'
 // URLs need it), and requests wait for the app.
 import { createServer, type RequestListener } from 'node:http';
@@ -82,8 +82,9 @@ export async function runSandbox(configured: Config, logger: Logger): Promise<Ru
       import('./subscription/billing-worker.ts'),
       import('./sandbox/reset.ts'),
     ]);
-    const { secretChecked } = await seedDemoSeller(store, config.demoClient, logger);
-    const [app] = await Promise.all([createApp({ store, config, logger }), secretChecked]);
+    // The demo seller (one scrypt of its secret, on libuv's thread pool) is stored while the app is built.
+    const [app, { secretChecked }] = await Promise.all([createApp({ store, config, logger }), seedDemoSeller(store, config.demoClient, logger)]);
+    await secretChecked;
     // Merchant notifications: pending deliveries (also those left by a previous run) go out now.
     const deliveryWorker = notificationDeliveryWorker({ store, logger, config });
     // Subscriptions bill on real time (those on a sandbox test clock bill when their clock is advanced).
