@@ -9,8 +9,11 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { gzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createLogger } from '../../server/http/logging.ts';
+import { runSandbox } from '../../server/sandbox-server.ts';
 import { engineIdentity } from '../../server/store/pglite-snapshot.ts';
 import { openPgliteWorkerStore, type PgliteWorkerStore } from '../../server/store/pglite-worker-store.ts';
+import { CapturedLogs, PLATFORM_JSON, testConfig } from './support/server.ts';
 
 const ROOT = join(import.meta.dirname, '../..');
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
@@ -129,6 +132,22 @@ describe('when the worker thread dies', () => {
     await expect(store.transaction(async () => 'never')).rejects.toThrow(/PGlite worker thread stopped/);
     expect(failures).toHaveLength(1);
     await store.close(); // closing a dead store is not an error
+  });
+
+
+  it('makes the running sandbox answer 500 at once and log why', async () => {
+    const logs = new CapturedLogs();
+    const sandbox = await runSandbox(testConfig({ apiSpec: PLATFORM_JSON }), createLogger('info', logs));
+    try {
+      await (sandbox.store as PgliteWorkerStore).thread.terminate();
+      const res = await fetch(`${sandbox.url}/dpy/payment-link/v1/payment-links/by-short-id/abc123`, { signal: AbortSignal.timeout(10_000) }); // a lookup in the store
+      expect(res.status).toBe(500);
+      expect(logs.lines.filter((l) => l.msg?.startsWith('The store stopped'))).toEqual([
+        expect.objectContaining({ level: 50, err: expect.objectContaining({ message: expect.stringContaining('PGlite worker thread stopped') }) }),
+      ]);
+    } finally {
+      await sandbox.close();
+    }
   });
 });
 
