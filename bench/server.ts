@@ -89,7 +89,10 @@ function eventLoopOf(child: ChildProcess, file: string): () => Promise<EventLoop
     child.kill('SIGUSR2');
     const until = Date.now() + 5_000;
     for (;;) {
-      const read = existsSync(file) ? (JSON.parse(readFileSync(file, 'utf8') || '{}') as EventLoop & { seq?: number }) : undefined;
+      let read: (EventLoop & { seq?: number }) | undefined;
+      try {
+        read = JSON.parse(readFileSync(file, 'utf8'));
+      } catch {} // not written yet, or being written
       if (read?.seq === seq) return read;
       if (Date.now() > until) throw new Error('The event-loop probe did not answer');
       await new Promise((r) => setTimeout(r, 10));
