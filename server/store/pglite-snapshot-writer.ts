@@ -6,12 +6,13 @@ import { writeFile } from 'node:fs/promises';
 import { PGlite } from '@electric-sql/pglite';
 import { migrate } from './migrate.ts';
 import { engineIdentity, manifestOf, PGLITE_SNAPSHOT_FILE, type Manifest } from './pglite-snapshot.ts';
+import { pgliteStartParams } from './pglite-settings.ts';
 import { pgliteStore } from './pglite-store.ts';
 import { sealedSecrets } from './sealed-secrets.ts';
 
 /** Makes a migrated, empty data directory and writes it (gzip tarball) and its manifest to `file`. */
 export async function writePgliteSnapshot(file = PGLITE_SNAPSHOT_FILE, migrationsDir?: string): Promise<Manifest> {
-  const db = await PGlite.create();
+  const db = await PGlite.create({ startParams: pgliteStartParams() });
   const store = pgliteStore(db);
   try {
     // The migrations' code step (009) seals what it finds: nothing here, but it needs a key.

@@ -13,10 +13,13 @@
 import { mkdir } from 'node:fs/promises';
 import { parentPort, workerData } from 'node:worker_threads';
 import { PGlite, type Transaction } from '@electric-sql/pglite';
+import { pgliteStartParams } from './pglite-settings.ts';
 import type { WorkerData, WorkerError, WorkerReply, WorkerRequest } from './pglite-worker-protocol.ts';
 
 const port = parentPort!;
-const { dataDir, snapshot, ...engine } = workerData as WorkerData;
+const { dataDir, snapshot, ...compiled } = workerData as WorkerData;
+/** The engine the main thread compiled, and PostgreSQL's settings for the sandbox (pglite-settings.ts). */
+const engine = { ...compiled, startParams: pgliteStartParams() };
 
 /** The fields of a PostgreSQL error that may cross: no `params`, `detail` nor `where` (they quote values). */
 const SAFE_FIELDS = ['code', 'severity', 'schema', 'table', 'column', 'dataType', 'constraint', 'hint', 'position', 'routine', 'query'] as const;
