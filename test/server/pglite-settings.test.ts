@@ -1,7 +1,8 @@
 // PostgreSQL's memory settings for the sandbox's PGlite (server/store/pglite-settings.ts): passed
 // at every start, so an in-memory sandbox and a data directory on disk run with them, and a data
 // directory written as older versions wrote it (initdb's postgresql.conf, shared_buffers = 128MB)
-// opens with its data and with them, its postgresql.conf untouched.
+// opens with its data and with them, its postgresql.conf untouched. And the snapshot in-memory
+// sandboxes start from is the small one pglite-snapshot-writer.ts makes.
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -30,6 +31,9 @@ describe("the sandbox's PostgreSQL settings", () => {
     const store = await openPgliteWorkerStore(undefined, { snapshot: true });
     try {
       expect(await settingsOf(store)).toEqual(PGLITE_SETTINGS);
+      // The snapshot is small (pglite-snapshot-writer.ts): 1 MB WAL segments, no template databases.
+      expect((await store.query<{ v: string }>('SELECT current_setting($1) AS v', ['wal_segment_size'])).rows[0]!.v).toBe('1MB');
+      expect((await store.query<{ datname: string }>('SELECT datname FROM pg_database')).rows).toEqual([{ datname: 'postgres' }]);
     } finally {
       await store.close();
     }
@@ -49,6 +53,7 @@ describe("the sandbox's PostgreSQL settings", () => {
     try {
       expect((await store.query<{ label: string }>('SELECT label FROM kept')).rows).toEqual([{ label: 'from before' }]);
       expect(await settingsOf(store)).toEqual(PGLITE_SETTINGS);
+      expect((await store.query<{ v: string }>('SELECT current_setting($1) AS v', ['wal_segment_size'])).rows[0]!.v).toBe('16MB');
     } finally {
       await store.close();
     }
