@@ -23,16 +23,31 @@ const WORKER_ENTRY = new URL(FROM_SOURCES ? './pglite-worker.ts' : './pglite-wor
 const WORKER_LIMITS = { maxYoungGenerationSizeMb: 16 };
 
 /**
+ * The process's Node options minus `--input-type`, which a worker inherits but refuses for a file
+ * entry (ERR_INPUT_TYPE_NOT_ALLOWED): a sandbox started from `node --input-type=module -e ...`
+ * (bench/sandbox.ts's children) lost its PGlite thread at once.
+ */
+function workerExecArgv(): string[] {
+  const args: string[] = [];
+  for (let i = 0; i < process.execArgv.length; i++) {
+    const arg = process.execArgv[i]!;
+    if (arg === '--input-type') i++;
+    else if (!arg.startsWith('--input-type=')) args.push(arg);
+  }
+  return args;
+}
+
+/**
  * A worker thread runs plain Node: from the sources it needs tsx (a devDependency; the published
  * package runs the compiled .js). Node 20 does not apply `--import` hooks to a worker's entry
  * module, so the worker starts from a line that registers tsx, then imports the entry; vitest
  * transforms the main thread only, so this holds under vitest too.
  */
 function spawnWorker(workerData: WorkerData): Worker {
-  if (!FROM_SOURCES) return new Worker(WORKER_ENTRY, { workerData, resourceLimits: WORKER_LIMITS });
+  if (!FROM_SOURCES) return new Worker(WORKER_ENTRY, { workerData, resourceLimits: WORKER_LIMITS, execArgv: workerExecArgv() });
   const tsx = new URL('dist/esm/api/index.mjs', pathToFileURL(createRequire(import.meta.url).resolve('tsx/package.json'))).href;
   const start = `import(${JSON.stringify(tsx)}).then((tsx) => tsx.register()).then(() => import(${JSON.stringify(WORKER_ENTRY.href)}))`;
-  return new Worker(start, { eval: true, workerData, resourceLimits: WORKER_LIMITS });
+  return new Worker(start, { eval: true, workerData, resourceLimits: WORKER_LIMITS, execArgv: workerExecArgv() });
 }
 
 /**

@@ -86,6 +86,17 @@ describe('the compiled server', () => {
     expect(await res.json()).toEqual({ code: 'not_found', message: 'Not found', details: [] });
   });
 
+  it('opens its PGlite thread in a process started with --input-type=module -e (a worker inherits that option)', async () => {
+    const code = `
+      const { openPgliteWorkerStore } = await import(${JSON.stringify(join(out, 'store', 'pglite-worker-store.js'))});
+      const store = await openPgliteWorkerStore(undefined, { snapshot: false });
+      console.log((await store.query('SELECT 41 + 1 AS n')).rows[0].n);
+      await store.close();
+    `;
+    const { stdout } = await promisify(execFile)(process.execPath, ['--input-type=module', '-e', code], { cwd: ROOT, timeout: 60_000 });
+    expect(stdout.trim()).toBe('42');
+  }, 70_000);
+
   it('exits 0 on SIGTERM', async () => {
     const exited = new Promise<number | null>((resolve) => server.child.once('exit', (code) => resolve(code)));
     server.child.kill('SIGTERM');
