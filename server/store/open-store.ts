@@ -12,8 +12,11 @@ export interface StoreOptions {
   dataDir?: string;
   /** SANDBOX_ENCRYPTION_KEY; absent means the rule of encryption-key.ts. */
   encryptionKey?: string;
-  /** PGlite in memory starts from the package's migrated data directory when there is one (pglite-snapshot.ts). */
-  pgliteSnapshot?: boolean;
+  /**
+   * PGlite in memory starts from a dumped data directory when there is a usable one
+   * (pglite-snapshot.ts): true, the package's migrated one; a path, that file.
+   */
+  pgliteSnapshot?: boolean | string;
   /** Told when PGlite's worker thread stops unexpectedly (every store call fails from then on). */
   onFailure?: (error: Error) => void;
 }

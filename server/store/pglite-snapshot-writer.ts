@@ -10,7 +10,11 @@ import { pgliteStartParams } from './pglite-settings.ts';
 import { pgliteStore } from './pglite-store.ts';
 import { sealedSecrets } from './sealed-secrets.ts';
 
-/** Makes a migrated, empty data directory and writes it (gzip tarball) and its manifest to `file`. */
+/**
+ * Makes a migrated, empty data directory and writes it (gzip tarball) and its manifest to `file`.
+ * `migrationsDir` with no migration in it gives a cluster as initdb left it (the test suites' stores
+ * start from one, test/support/global-setup.ts, and run the migrations themselves).
+ */
 export async function writePgliteSnapshot(file = PGLITE_SNAPSHOT_FILE, migrationsDir?: string): Promise<Manifest> {
   // WAL segments of 1 MB, not 16: an in-memory sandbox holds its WAL in memory (Emscripten's MEMFS),
   // and a new segment is written in full (zeros) before use. Only this snapshot's cluster is made so;
@@ -20,15 +24,15 @@ export async function writePgliteSnapshot(file = PGLITE_SNAPSHOT_FILE, migration
   try {
     // The migrations' code step (009) seals what it finds: nothing here, but it needs a key.
     const atRest = sealedSecrets(randomBytes(32));
-    await migrate({ ...store, atRest, transaction: (fn) => store.transaction((tx) => fn({ ...tx, atRest })) }, migrationsDir);
-    const { rows } = await store.query<{ version: string }>('SELECT version FROM schema_migrations ORDER BY version');
+    // A new cluster: what migrate applies is every migration of the directory, in order.
+    const migrations = await migrate({ ...store, atRest, transaction: (fn) => store.transaction((tx) => fn({ ...tx, atRest })) }, migrationsDir);
     // The sandbox uses one database, `postgres`, and never creates another: the two templates were
     // ~14 of the 41 MB every in-memory start untarred into memory (with the 16 MB WAL segment, 26).
     await store.exec("UPDATE pg_database SET datistemplate = false WHERE datname IN ('template0', 'template1')");
     for (const template of ['template0', 'template1']) await store.exec(`DROP DATABASE ${template}`);
     await store.exec('CHECKPOINT'); // the dump starts with no WAL to replay
     await writeFile(file, new Uint8Array(await (await db.dumpDataDir('gzip')).arrayBuffer()));
-    const manifest: Manifest = { engine: engineIdentity(), migrations: rows.map((r) => r.version) };
+    const manifest: Manifest = { engine: engineIdentity(), migrations };
     await writeFile(manifestOf(file), JSON.stringify(manifest, null, 2) + '\n');
     return manifest;
   } finally {

@@ -15,7 +15,7 @@ import { createLogger } from '../../server/http/logging.ts';
 import { ensureDemoSeller } from '../../server/sandbox/demo-seller.ts';
 import { migrate } from '../../server/store/migrate.ts';
 import { type Store } from '../../server/store/store.ts';
-import { openStore } from '../../server/store/open-store.ts';
+import { openTestStore } from '../server/support/stores.ts';
 import { launchBrowser } from '../support/browser.ts';
 import { PLATFORM_BUNDLE } from '../support/contract.ts';
 import { APPROVED, configureCheckout, createIntent, DENIED, MERCHANT_CREDENTIALS, startMerchant, type Merchant } from '../server/support/checkout.ts';
@@ -57,7 +57,7 @@ describe('hosted checkout in Chromium', () => {
     const config = testConfig({ apiSpec: PLATFORM_BUNDLE, publicBaseUrl: url, notificationPollIntervalMs: 20, notificationRetryBaseMs: 50 });
     const logs = new CapturedLogs();
     const logger = createLogger('info', logs);
-    store = await openStore(config);
+    store = await openTestStore(config);
     await migrate(store);
     await ensureDemoSeller(store, config.demoClient, logger);
     const app = await createApp({ store, config, logger });

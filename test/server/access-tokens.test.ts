@@ -7,7 +7,7 @@ import { authenticationRepository } from '../../server/authentication/repository
 import { isGuid } from '../../server/authentication/bearer.ts';
 import { migrate } from '../../server/store/migrate.ts';
 import { type Store } from '../../server/store/store.ts';
-import { openStore } from '../../server/store/open-store.ts';
+import { openTestStore } from './support/stores.ts';
 import { GATEWAY_SCOPE, ISSUER } from './support/server.ts';
 
 const SELLER = { clientId: 'client-1', sellerId: '0b6f4e7a-2c1d-4b8e-9f3a-5d6c7e8f9a0b', country: 'BR', tenant: 'sandbox' };
@@ -16,7 +16,7 @@ let store: Store;
 let keys: SigningKeys;
 let tokens: AccessTokens;
 beforeAll(async () => {
-  store = await openStore({});
+  store = await openTestStore({});
   await migrate(store);
   keys = await loadSigningKeys(authenticationRepository(store));
   tokens = accessTokens(keys, ISSUER);

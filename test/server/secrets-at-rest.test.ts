@@ -16,11 +16,10 @@ import { DEMO_SELLER_ID, ensureDemoSeller } from '../../server/sandbox/demo-sell
 import { encryptionKeyFileOf, parseEncryptionKey, resolveEncryptionKey } from '../../server/store/encryption-key.ts';
 import { listMigrations, migrate } from '../../server/store/migrate.ts';
 import { SealedSecretUnreadable, sealedSecrets } from '../../server/store/sealed-secrets.ts';
-import { openStore } from '../../server/store/open-store.ts';
 import { webCheckoutRepository } from '../../server/web-checkout/repository.ts';
 import { PLATFORM_BUNDLE } from '../support/contract.ts';
 import { DEMO, ISSUER, startTestServer, tokenForm, type TestServer } from './support/server.ts';
-import { freshPostgresSchema, STORES } from './support/stores.ts';
+import { freshPostgresSchema, openTestStore, STORES } from './support/stores.ts';
 
 const PASSWORD = 'n0tif1cation-Pa55word-in-clear';
 const HEX_KEY = 'a1'.repeat(32);
@@ -157,7 +156,7 @@ describe('secrets in a PGlite data directory', () => {
 describe.each(STORES)('migration 009 on %s: clear rows of earlier versions', (kind) => {
   it('seals the active signing key and every notification password, and drops the clear columns', async () => {
     const before009 = await mkdtemp(join(tmpdir(), 'migrations-'));
-    const store = kind === 'postgres' ? await (await freshPostgresSchema())() : await openStore({});
+    const store = kind === 'postgres' ? await (await freshPostgresSchema())() : await openTestStore({});
     try {
       for (const m of (await listMigrations()).filter((m) => m.version < '009')) await copyFile(m.file, join(before009, `${m.version}_${m.name}.sql`));
       await migrate(store, before009);

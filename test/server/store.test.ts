@@ -12,9 +12,8 @@ import { DEMO_SELLER, DEMO_SELLER_ID, ensureDemoSeller } from '../../server/sand
 import { encryptionKeyFileOf } from '../../server/store/encryption-key.ts';
 import { listMigrations, migrate } from '../../server/store/migrate.ts';
 import { type Store } from '../../server/store/store.ts';
-import { openStore } from '../../server/store/open-store.ts';
 import { DEMO, ISSUER, startTestServer, tokenForm } from './support/server.ts';
-import { DATABASE_URL, freshPostgresSchema } from './support/stores.ts';
+import { DATABASE_URL, freshPostgresSchema, openTestStore } from './support/stores.ts';
 
 const silent = createLogger('silent');
 
@@ -168,7 +167,7 @@ function storeSuite(name: string, freshDatabase: () => Promise<Opener>) {
 
 /** PGlite in memory is one connection to one database: the instances of a test share it. */
 async function freshPglite(): Promise<Opener> {
-  const db = await openStore({});
+  const db = await openTestStore({});
   let users = 0;
   return async () => {
     users++;

@@ -15,8 +15,7 @@ import { ensureDemoSeller } from '../../../server/sandbox/demo-seller.ts';
 import { migrate } from '../../../server/store/migrate.ts';
 import type { HostResolver } from '../../../server/http/public-addresses.ts';
 import { type Store } from '../../../server/store/store.ts';
-import { openStore } from '../../../server/store/open-store.ts';
-import { freshStore } from './stores.ts';
+import { freshStore, openTestStore } from './stores.ts';
 
 const ROOT = new URL('../../../', import.meta.url).pathname;
 
@@ -74,7 +73,7 @@ export async function startTestServer(
   const config = testConfig({ apiSpec: PLATFORM_JSON, ...options.config });
   const logs = new CapturedLogs();
   const logger = createLogger(config.logLevel, logs);
-  const store = options.store ?? (await openStore(config));
+  const store = options.store ?? (await openTestStore(config));
   await migrate(store);
   await ensureDemoSeller(store, config.demoClient, logger);
   const app = await createApp({ store, config, logger, resolveHostName: options.resolveHostName }, options.extraAreas);

@@ -1,25 +1,34 @@
 // The stores every server suite runs on: in-memory PGlite always, and a PostgreSQL server when
 // DATABASE_URL is set, each store on a schema of its own (dropped after the test file), so suites
-// running at once never see each other's rows.
+// running at once never see each other's rows. In-memory PGlite stores start from the run's
+// initdb cluster (test/support/global-setup.ts) and are migrated by whoever opens them.
 import { randomUUID } from 'node:crypto';
-import { afterAll } from 'vitest';
+import { inject } from 'vitest';
 import { migrate } from '../../../server/store/migrate.ts';
 import { type Store } from '../../../server/store/store.ts';
-import { openStore } from '../../../server/store/open-store.ts';
+import { openStore, type StoreOptions } from '../../../server/store/open-store.ts';
 
 export const DATABASE_URL = process.env.DATABASE_URL;
 
 /** The store kinds under test: PGlite, plus PostgreSQL when DATABASE_URL is set. */
 export const STORES: Array<'pglite' | 'postgres'> = DATABASE_URL ? ['pglite', 'postgres'] : ['pglite'];
 
+/**
+ * A store as the server opens it, except that PGlite in memory starts from the run's initdb
+ * cluster rather than running initdb (a data directory or a DATABASE_URL is opened as given).
+ */
+export function openTestStore(options: StoreOptions): Promise<Store> {
+  return openStore({ pgliteSnapshot: inject('pgliteClusterSnapshot'), ...options });
+}
+
 const schemas: string[] = [];
-if (DATABASE_URL) {
-  afterAll(async () => {
-    if (!schemas.length) return;
-    const admin = await openStore({ databaseUrl: DATABASE_URL });
-    for (const schema of schemas.splice(0)) await admin.exec(`DROP SCHEMA IF EXISTS ${schema} CASCADE`);
-    await admin.close();
-  });
+
+/** Drops the schemas made so far; run after each test file (test/support/per-file.ts). */
+export async function dropFreshSchemas(): Promise<void> {
+  if (!schemas.length) return;
+  const admin = await openStore({ databaseUrl: DATABASE_URL });
+  for (const schema of schemas.splice(0)) await admin.exec(`DROP SCHEMA IF EXISTS ${schema} CASCADE`);
+  await admin.close();
 }
 
 /** A new empty schema on the PostgreSQL server, and a way to open stores on it (each another instance). */
@@ -49,7 +58,7 @@ export interface StoreKind {
 export const STORE_KINDS: StoreKind[] = STORES.map((kind) => ({
   name: kind === 'postgres' ? 'PostgreSQL' : 'PGlite',
   async fresh() {
-    const open = kind === 'postgres' ? await freshPostgresSchema() : () => openStore({});
+    const open = kind === 'postgres' ? await freshPostgresSchema() : () => openTestStore({});
     const opened: Store[] = [await open()];
     await migrate(opened[0]!);
     const again = async () => {
