@@ -1,10 +1,11 @@
 import { defineConfig } from 'vitest/config';
 
 /**
- * Files that replace a module with `vi.mock`: they need a module graph of their own, so they run
- * isolated (a mock only takes hold where the module is not loaded yet).
+ * Files that replace a module (`vi.mock`) or a module's export before the app loads it: they need a
+ * module graph of their own, so they run isolated (a replacement only takes hold where the module
+ * is not loaded and used yet).
  */
-const MOCKING = ['test/server/token-throttle.test.ts', 'test/server/verified-secrets.test.ts'];
+const ISOLATED = ['test/server/token-throttle.test.ts', 'test/server/verified-secrets.test.ts', 'test/server/route-lookup-cache.test.ts'];
 
 const shared: { testTimeout: number; hookTimeout: number; pool: 'forks'; setupFiles: string[] } = {
   testTimeout: 30_000,
@@ -28,7 +29,7 @@ export default defineConfig({
           ...shared,
           name: 'suite',
           include: ['test/**/*.test.ts'],
-          exclude: MOCKING,
+          exclude: ISOLATED,
           // A worker process runs file after file without reloading the modules: the PGlite engine
           // compiled, the contract validator built and the sources transformed once per worker, not
           // once per file (bash .ci/run: vitest 5 min 1 s isolated, 3 min 46 s not). Every suite
@@ -36,7 +37,7 @@ export default defineConfig({
           isolate: false,
         },
       },
-      { test: { ...shared, name: 'mocking', include: MOCKING, isolate: true } },
+      { test: { ...shared, name: 'isolated', include: ISOLATED, isolate: true } },
     ],
   },
 });

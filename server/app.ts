@@ -18,7 +18,6 @@ import { answerContractViolations, contractValidator } from './http/contract-val
 import { renderError } from './error-bodies.ts';
 import { httpLogging } from './http/logging.ts';
 import { refuseNonText } from './http/text-guard.ts';
-import { cacheValidatorRouteLookup } from './http/route-lookup-cache.ts';
 import { checkoutPages } from './hosted-checkout/routes.ts';
 import { sandboxNotificationRoutes } from './sandbox/notifications/routes.ts';
 import { paymentLinkRoutes } from './payment-link/routes.ts';
@@ -76,7 +75,7 @@ function validatorOf(config: AppDeps['config'], apiSpec: PlatformDocument) {
 }
 
 /**
- * Starts building the validator of the config's bundle now (its ~0.5 s of CPU), so that it overlaps
+ * Starts building the validator of the config's bundle now (~0.15 s of CPU), so that it overlaps
  * the store's opening, which runs on PGlite's own thread; createApp then finds it built.
  */
 export function prepareContract(config: AppDeps['config']): void {
@@ -123,7 +122,6 @@ export async function createApp(deps: AppDeps, extraAreas: AreaRoutes[] = []): P
   );
   app.use(rateLimitPerClient(config.rateLimit)); // after authentication: keyed by the token's client
   app.use(express.json({ limit: config.bodyLimit }), express.urlencoded({ extended: false, limit: config.bodyLimit }));
-  cacheValidatorRouteLookup(); // the validator's per-request route lookup, compiled once (upstream #1217)
   // The validator is built once per process and bundle (http/contract-validator.ts); a response that
   // breaks the contract is answered by this app's error handler.
   answerContractViolations(app, renderErrors);

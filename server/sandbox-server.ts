@@ -3,7 +3,9 @@
 // flight end, the store closes). The command (main.ts) and startSandbox (index.ts) both run this.
 //
 // Independent start-up work overlaps: the store opens and migrates on PGlite's own thread while the
-// application's modules load and the contract's validator builds on this one, and the demo seller is
+// application's modules load and the contract's validator builds on this one (openStore spawns that
+// thread before it returns, so it boots before this thread turns to the app's modules, which load
+// synchronously), and the demo seller is
 // stored (its secret hashed or checked by scrypt, on libuv's thread pool) while the app is built. The
 // socket listens early, so that a port of 0 is known before the app is built (the hosted pages'
 // URLs need it), and requests wait for the app.

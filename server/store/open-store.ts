@@ -2,6 +2,7 @@
 // seals secrets at rest. Apart from store.ts (the interface), so that the two drivers, which
 // implement that interface, and the factory, which imports them, form no import cycle.
 import { resolveEncryptionKey } from './encryption-key.ts';
+import { openPgliteWorkerStore } from './pglite-worker-store.ts';
 import { sealedSecrets, type SealedSecrets } from './sealed-secrets.ts';
 import type { Store } from './store.ts';
 
@@ -21,13 +22,26 @@ export interface StoreOptions {
   onFailure?: (error: Error) => void;
 }
 
-/** PostgreSQL when a URL is given, PGlite (on a worker thread, pglite-worker-store.ts) otherwise. Imports lazily so each driver loads only when used. */
+/**
+ * PostgreSQL when a URL is given (its driver imported only then), PGlite (on a worker thread,
+ * pglite-worker-store.ts) otherwise.
+ */
 export async function openStore(options: StoreOptions): Promise<Store> {
-  const atRest = sealedSecrets(await resolveEncryptionKey(options)); // a bad key fails before connecting
-  const store = options.databaseUrl
-    ? (await import('./postgres-store.ts')).openPostgresStore(options.databaseUrl)
-    : (await import('./pglite-worker-store.ts')).openPgliteWorkerStore(options.dataDir, { snapshot: options.pgliteSnapshot, onFailure: options.onFailure });
-  return withSealedSecrets(await store, atRest);
+  if (options.databaseUrl) {
+    const atRest = sealedSecrets(await resolveEncryptionKey(options)); // a bad key fails before connecting
+    return withSealedSecrets(await (await import('./postgres-store.ts')).openPostgresStore(options.databaseUrl), atRest);
+  }
+  // PGlite's thread is spawned in this very call, before anything is awaited, so that it boots while
+  // the caller goes on (the sandbox loads its app meanwhile); a key that does not resolve closes it.
+  const opening = openPgliteWorkerStore(options.dataDir, { snapshot: options.pgliteSnapshot, onFailure: options.onFailure });
+  let atRest: SealedSecrets;
+  try {
+    atRest = sealedSecrets(await resolveEncryptionKey(options));
+  } catch (error) {
+    await opening.then((store) => store.close(), () => undefined);
+    throw error;
+  }
+  return withSealedSecrets(await opening, atRest);
 }
 
 function withSealedSecrets(store: Store, atRest: SealedSecrets): Store {

@@ -4,6 +4,14 @@
 export interface WorkerData {
   /** PGlite data directory; absent or `memory://` means in memory. */
   dataDir?: string;
+}
+
+/**
+ * The first message the thread receives, posted right after it is spawned (the thread starts, and
+ * loads PGlite's JavaScript, while the main thread reads and compiles what this carries). The thread
+ * opens PGlite once it has it.
+ */
+export interface WorkerOpen {
   /** An uncompressed tar of a data directory to start from (pglite-snapshot.ts), in memory only. */
   snapshot?: Blob;
   /** PGlite's engine and file-system bundle, prepared once by the main thread (PGlite's own options). */

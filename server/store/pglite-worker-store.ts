@@ -2,13 +2,13 @@
 // speaks the protocol of pglite-worker-protocol.ts): this side is the Store the server uses, every
 // call a message with an id and a promise. PGlite is still one connection: concurrent transactions
 // and the statements outside them wait their turn behind its transaction lock, in the worker.
-import { readFile } from 'node:fs/promises';
+import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { Worker } from 'node:worker_threads';
 import { pgliteSnapshot } from './pglite-snapshot.ts';
-import type { WorkerData, WorkerError, WorkerReply, WorkerRequest } from './pglite-worker-protocol.ts';
+import type { WorkerData, WorkerError, WorkerOpen, WorkerReply, WorkerRequest } from './pglite-worker-protocol.ts';
 import { rethrowWithoutValues, type QueryResult, type Queryable, type Store } from './store.ts';
 
 /** Next to this module: pglite-worker.ts from the sources (tsx, vitest), pglite-worker.js from the build. */
@@ -42,34 +42,48 @@ function workerExecArgv(): string[] {
  * package runs the compiled .js). Node 20 does not apply `--import` hooks to a worker's entry
  * module, so the worker starts from a line that registers tsx, then imports the entry; vitest
  * transforms the main thread only, so this holds under vitest too.
+ *
+ * Node refuses a worker's explicit execArgv that holds an option a thread cannot have (V8's and
+ * the process's own, `--no-wasm-tier-up`, `--title`: ERR_WORKER_INVALID_EXEC_ARGV), which a
+ * process started with one would pass on: the thread then starts with none of the parent's
+ * options, which PGlite's thread does not need (V8's apply to the whole process anyway).
  */
 function spawnWorker(workerData: WorkerData): Worker {
-  if (!FROM_SOURCES) return new Worker(WORKER_ENTRY, { workerData, resourceLimits: WORKER_LIMITS, execArgv: workerExecArgv() });
-  const tsx = new URL('dist/esm/api/index.mjs', pathToFileURL(createRequire(import.meta.url).resolve('tsx/package.json'))).href;
-  const start = `import(${JSON.stringify(tsx)}).then((tsx) => tsx.register()).then(() => import(${JSON.stringify(WORKER_ENTRY.href)}))`;
-  return new Worker(start, { eval: true, workerData, resourceLimits: WORKER_LIMITS, execArgv: workerExecArgv() });
+  const options = { workerData, resourceLimits: WORKER_LIMITS };
+  const spawn = (execArgv: string[]) => {
+    if (!FROM_SOURCES) return new Worker(WORKER_ENTRY, { ...options, execArgv });
+    const tsx = new URL('dist/esm/api/index.mjs', pathToFileURL(createRequire(import.meta.url).resolve('tsx/package.json'))).href;
+    const start = `import(${JSON.stringify(tsx)}).then((tsx) => tsx.register()).then(() => import(${JSON.stringify(WORKER_ENTRY.href)}))`;
+    return new Worker(start, { ...options, eval: true, execArgv });
+  };
+  try {
+    return spawn(workerExecArgv());
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'ERR_WORKER_INVALID_EXEC_ARGV') throw error;
+    return spawn([]);
+  }
 }
+
+type Engine = Pick<WorkerOpen, 'pgliteWasmModule' | 'initdbWasmModule' | 'fsBundle'>;
 
 /**
  * PGlite's engine, compiled once per process and handed to every worker (a WebAssembly.Module and
  * a Blob cross threads without a copy): a worker of its own would compile ~9 MB of WebAssembly
- * again at each open, ~1-2 s of CPU for each sandbox a test suite starts.
+ * again at each open, ~1-2 s of CPU for each sandbox a test suite starts. Read and compiled
+ * synchronously (~45 ms, once), right after the first worker is spawned: its thread starts meanwhile.
  */
-let engine: Promise<Pick<WorkerData, 'pgliteWasmModule' | 'initdbWasmModule' | 'fsBundle'>> | undefined;
-function compiledEngine() {
-  engine ??= (async () => {
+let engine: Engine | undefined;
+function compiledEngine(): Engine {
+  if (engine) return engine;
+  try {
     const entry = createRequire(import.meta.url).resolve('@electric-sql/pglite');
     const dir = dirname(entry.startsWith('file:') ? fileURLToPath(entry) : entry);
-    const compile = async (file: string) => WebAssembly.compile(new Uint8Array(await readFile(join(dir, file))));
-    const [pgliteWasmModule, initdbWasmModule, fsBundle] = await Promise.all([
-      compile('pglite.wasm'),
-      compile('initdb.wasm'),
-      readFile(join(dir, 'pglite.data')).then((bytes) => new Blob([new Uint8Array(bytes)])),
-    ]);
-    return { pgliteWasmModule, initdbWasmModule, fsBundle };
-  })();
-  engine.catch(() => (engine = undefined)); // PGlite finds its files itself; the next open tries again
-  return engine.catch(() => ({}));
+    const compile = (file: string) => new WebAssembly.Module(readFileSync(join(dir, file)));
+    engine = { pgliteWasmModule: compile('pglite.wasm'), initdbWasmModule: compile('initdb.wasm'), fsBundle: new Blob([readFileSync(join(dir, 'pglite.data'))]) };
+    return engine;
+  } catch {
+    return {}; // PGlite finds its files itself; the next open tries again
+  }
 }
 
 export interface PgliteWorkerOptions {
@@ -99,19 +113,36 @@ export async function openPgliteWorkerStore(dataDir?: string, options: PgliteWor
   const inMemory = !dataDir || dataDir.startsWith('memory://');
   const file = typeof options.snapshot === 'string' ? options.snapshot : undefined;
   // Read and uncompressed once per process (pglite-snapshot.ts); a Blob crosses to the worker without a copy.
-  const [snapshot, compiled] = await Promise.all([inMemory && options.snapshot ? pgliteSnapshot(file) : undefined, compiledEngine()]);
-  if (snapshot) {
-    // A snapshot that does not load starts from initdb, as without one: the worker retries itself
-    // when PGlite rejects it, and a new worker starts when loading it took its thread down (a
-    // corrupt archive fails inside PGlite's decompression, out of reach of any catch).
-    const fromSnapshot = await startWorkerStore({ ...compiled, dataDir, snapshot }, options.onFailure).catch(() => undefined);
-    if (fromSnapshot) return fromSnapshot;
-  }
-  return startWorkerStore({ ...compiled, dataDir }, options.onFailure);
+  const snapshot = () => (inMemory && options.snapshot ? pgliteSnapshot(file) : undefined);
+  // The first thread is spawned before anything is read (synchronously, in this call), the second
+  // only when the first could not load the snapshot: it starts from initdb, as without one. The
+  // worker retries itself when PGlite rejects the snapshot, and a new worker starts when loading it
+  // took its thread down (a corrupt archive fails inside PGlite's decompression, out of reach of any catch).
+  let loadedSnapshot = false;
+  const first = startWorkerStore(dataDir, () => {
+    const from = snapshot();
+    loadedSnapshot = from !== undefined;
+    return { ...compiledEngine(), snapshot: from };
+  }, options.onFailure);
+  const fromSnapshot = await first.catch((error: unknown) => (loadedSnapshot ? undefined : Promise.reject(error)));
+  return fromSnapshot ?? startWorkerStore(dataDir, compiledEngine, options.onFailure);
 }
 
-async function startWorkerStore(workerData: WorkerData, onFailure: PgliteWorkerOptions['onFailure']): Promise<PgliteWorkerStore> {
-  const thread = spawnWorker(workerData);
+/**
+ * Spawns the PGlite thread, then posts it what `prepare` gives (the engine, the snapshot): the
+ * thread boots and loads PGlite's JavaScript while this one reads and compiles them.
+ */
+function startWorkerStore(dataDir: string | undefined, prepare: () => WorkerOpen, onFailure: PgliteWorkerOptions['onFailure']): Promise<PgliteWorkerStore> {
+  const thread = spawnWorker({ dataDir });
+  try {
+    thread.postMessage(prepare() satisfies WorkerOpen);
+  } catch (error) {
+    return thread.terminate().then(() => Promise.reject(error));
+  }
+  return workerStore(thread, onFailure);
+}
+
+async function workerStore(thread: Worker, onFailure: PgliteWorkerOptions['onFailure']): Promise<PgliteWorkerStore> {
 
   const pending = new Map<number, { resolve(value: unknown): void; reject(error: Error): void }>();
   let nextId = 1;

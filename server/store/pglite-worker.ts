@@ -11,15 +11,14 @@
 // resolves the promise, `rollback` rejects it. Statements outside a transaction go through
 // `db.query`, which PGlite queues behind any open transaction, as before.
 import { mkdir } from 'node:fs/promises';
+import { once } from 'node:events';
 import { parentPort, workerData } from 'node:worker_threads';
 import { PGlite, type Transaction } from '@electric-sql/pglite';
 import { pgliteStartParams } from './pglite-settings.ts';
-import type { WorkerData, WorkerError, WorkerReply, WorkerRequest } from './pglite-worker-protocol.ts';
+import type { WorkerData, WorkerError, WorkerOpen, WorkerReply, WorkerRequest } from './pglite-worker-protocol.ts';
 
 const port = parentPort!;
-const { dataDir, snapshot, ...compiled } = workerData as WorkerData;
-/** The engine the main thread compiled, and PostgreSQL's settings for the sandbox (pglite-settings.ts). */
-const engine = { ...compiled, startParams: pgliteStartParams() };
+const { dataDir } = workerData as WorkerData;
 
 /** The fields of a PostgreSQL error that may cross: no `params`, `detail` nor `where` (they quote values). */
 const SAFE_FIELDS = ['code', 'severity', 'schema', 'table', 'column', 'dataType', 'constraint', 'hint', 'position', 'routine', 'query'] as const;
@@ -35,6 +34,9 @@ function describe(error: unknown): WorkerError {
 }
 
 async function open(): Promise<PGlite> {
+  const [{ snapshot, ...compiled }] = (await once(port, 'message')) as [WorkerOpen];
+  /** The engine the main thread compiled, and PostgreSQL's settings for the sandbox (pglite-settings.ts). */
+  const engine = { ...compiled, startParams: pgliteStartParams() };
   if (dataDir && !dataDir.includes('://')) await mkdir(dataDir, { recursive: true });
   if (!snapshot) return PGlite.create({ ...engine, dataDir });
   // A snapshot that does not load: initdb, as without one.

@@ -60,10 +60,10 @@ describe('the compiled server', () => {
     }
     expect(tsSpecifiers).toEqual([]);
     const store = await readFile(join(out, 'store', 'open-store.js'), 'utf8');
-    expect(store).toContain('import("./pglite-worker-store.js")');
+    expect(store).toContain('from "./pglite-worker-store.js"');
     // PGlite's worker thread is started from its own file, next to the store that starts it.
     expect(files).toContain(join(out, 'store', 'pglite-worker.js'));
-    expect(store).toContain('import("./postgres-store.js")');
+    expect(store).toContain('import("./postgres-store.js")'); // the PostgreSQL driver loads only when used
   });
 
   it('starts with node: migrates, seeds the demo seller and serves the key set', async () => {

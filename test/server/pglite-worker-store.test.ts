@@ -176,6 +176,26 @@ describe('the process', () => {
     expect(idle.stdout.trim()).toBe('42');
     expect(idle.status).toBe(0);
   });
+
+  it('opens in a process started with options a worker thread may not have (V8 and process options)', () => {
+    const store = JSON.stringify(join(ROOT, 'server/store/pglite-worker-store.ts'));
+    const code = `
+      const { openPgliteWorkerStore } = await import(${store});
+      const store = await openPgliteWorkerStore(undefined, { snapshot: true });
+      console.log((await store.query('SELECT 41 + 1 AS n')).rows[0].n);
+      await store.close();
+    `;
+    // Refused in a worker's execArgv (ERR_WORKER_INVALID_EXEC_ARGV): the thread starts without them.
+    const opened = spawnSync(process.execPath, ['--no-wasm-tier-up', '--title=sandbox-under-test', '--import', 'tsx', '--input-type=module', '-e', code], {
+      cwd: ROOT,
+      encoding: 'utf8',
+      timeout: 60_000,
+    });
+    expect(opened.error).toBeUndefined();
+    expect(opened.stderr).toBe('');
+    expect(opened.stdout.trim()).toBe('42');
+    expect(opened.status).toBe(0);
+  });
 });
 
 describe('a snapshot that does not load', () => {
