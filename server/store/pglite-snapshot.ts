@@ -36,8 +36,11 @@ export interface Manifest {
   migrations: string[];
 }
 
-/** Read once per process and per file: every later in-memory start reuses the uncompressed tar. */
-const loaded = new Map<string, Blob | undefined>();
+/**
+ * Read once per process and per file: every later in-memory start reuses the uncompressed tar. A
+ * file found absent or unusable is looked for again at the next start (a build may write it).
+ */
+const loaded = new Map<string, Blob>();
 
 /**
  * The snapshot as an uncompressed tar, or undefined when there is none usable for this PGlite.
@@ -45,8 +48,12 @@ const loaded = new Map<string, Blob | undefined>();
  * which boots meanwhile (pglite-worker-store.ts).
  */
 export function pgliteSnapshot(file = PGLITE_SNAPSHOT_FILE): Blob | undefined {
-  if (!loaded.has(file)) loaded.set(file, read(file));
-  return loaded.get(file);
+  let snapshot = loaded.get(file);
+  if (!snapshot) {
+    snapshot = read(file);
+    if (snapshot) loaded.set(file, snapshot);
+  }
+  return snapshot;
 }
 
 function read(file: string): Blob | undefined {

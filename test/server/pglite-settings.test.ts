@@ -7,7 +7,7 @@ import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { PGlite } from '@electric-sql/pglite';
-import { afterAll, describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, inject, it } from 'vitest';
 import { PGLITE_SETTINGS } from '../../server/store/pglite-settings.ts';
 import { openPgliteWorkerStore } from '../../server/store/pglite-worker-store.ts';
 
@@ -27,8 +27,9 @@ describe("the sandbox's PostgreSQL settings", () => {
     expect(PGLITE_SETTINGS).toEqual({ shared_buffers: '16MB' });
   });
 
-  it('hold for an in-memory store started from the snapshot', async () => {
-    const store = await openPgliteWorkerStore(undefined, { snapshot: true });
+  it('hold for an in-memory store started from a snapshot', async () => {
+    // Made by pglite-snapshot-writer.ts, as the package's is (that one exists only after a build).
+    const store = await openPgliteWorkerStore(undefined, { snapshot: inject('pgliteClusterSnapshot') });
     try {
       expect(await settingsOf(store)).toEqual(PGLITE_SETTINGS);
       // The snapshot is small (pglite-snapshot-writer.ts): 1 MB WAL segments, no template databases.

@@ -6,9 +6,9 @@ import { randomBytes } from 'node:crypto';
 import { copyFile, mkdtemp, readdir, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, inject, it } from 'vitest';
 import { migrate } from '../../server/store/migrate.ts';
-import { pgliteSnapshot } from '../../server/store/pglite-snapshot.ts';
+import { manifestOf, pgliteSnapshot } from '../../server/store/pglite-snapshot.ts';
 import { writePgliteSnapshot } from '../../server/store/pglite-snapshot-writer.ts';
 import { openPgliteWorkerStore } from '../../server/store/pglite-worker-store.ts';
 import { sealedSecrets } from '../../server/store/sealed-secrets.ts';
@@ -58,8 +58,21 @@ describe('the pre-initialized data directory', () => {
     const file = join(dir, 'other.tar.gz');
     await writeFile(file, Buffer.alloc(16));
     await writeFile(join(dir, 'other.json'), JSON.stringify({ engine: '1-2', migrations: [] }));
-    expect(await pgliteSnapshot(file)).toBeUndefined();
-    expect(await pgliteSnapshot(join(dir, 'absent.tar.gz'))).toBeUndefined();
+    expect(pgliteSnapshot(file)).toBeUndefined();
+    expect(pgliteSnapshot(join(dir, 'absent.tar.gz'))).toBeUndefined();
+  });
+
+  it('is looked for again at the next start when it was missing (a build may write it meanwhile)', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'pglite-snapshot-'));
+    dirs.push(dir);
+    const file = join(dir, 'later.tar.gz');
+    expect(pgliteSnapshot(file)).toBeUndefined();
+    const made = inject('pgliteClusterSnapshot'); // by the same writer, as a build would
+    await Promise.all([copyFile(made, file), copyFile(manifestOf(made), manifestOf(file))]);
+    const found = pgliteSnapshot(file);
+    expect(found).toBeInstanceOf(Blob);
+    expect(found!.type).toBe('application/x-tar');
+    expect(pgliteSnapshot(file)).toBe(found); // and read once from then on
   });
 });
 
