@@ -118,13 +118,13 @@ export async function openPgliteWorkerStore(dataDir?: string, options: PgliteWor
   // only when the first could not load the snapshot: it starts from initdb, as without one. The
   // worker retries itself when PGlite rejects the snapshot, and a new worker starts when loading it
   // took its thread down (a corrupt archive fails inside PGlite's decompression, out of reach of any catch).
-  let loadedSnapshot = false;
+  let sentSnapshot = false;
   const first = startWorkerStore(dataDir, () => {
     const from = snapshot();
-    loadedSnapshot = from !== undefined;
+    sentSnapshot = from !== undefined;
     return { ...compiledEngine(), snapshot: from };
   }, options.onFailure);
-  const fromSnapshot = await first.catch((error: unknown) => (loadedSnapshot ? undefined : Promise.reject(error)));
+  const fromSnapshot = await first.catch((error: unknown) => (sentSnapshot ? undefined : Promise.reject(error)));
   return fromSnapshot ?? startWorkerStore(dataDir, compiledEngine, options.onFailure);
 }
 
