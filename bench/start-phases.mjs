@@ -19,7 +19,7 @@ const storeReady = openStore({ ...config, pgliteSnapshot: true }).then((store) =
   mark('store open (PGlite thread ready)');
   return store;
 });
-mark('PGlite thread spawned, given its engine and the snapshot');
+mark('openStore called (it spawns the PGlite thread in a microtask, before the next step loads anything)');
 const app = await load('app.js');
 mark("app's modules loaded");
 app.prepareContract(config);

@@ -4,8 +4,8 @@
 //
 // Independent start-up work overlaps: the store opens and migrates on PGlite's own thread while the
 // application's modules load and the contract's validator builds on this one (openStore spawns that
-// thread before it returns, so it boots before this thread turns to the app's modules, which load
-// synchronously), and the demo seller is
+// thread in a microtask, before the app's modules start loading, so it boots while they load), and
+// the demo seller is
 // stored (its secret hashed or checked by scrypt, on libuv's thread pool) while the app is built. The
 // socket listens early, so that a port of 0 is known before the app is built (the hosted pages'
 // URLs need it), and requests wait for the app.

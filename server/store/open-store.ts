@@ -24,24 +24,17 @@ export interface StoreOptions {
 
 /**
  * PostgreSQL when a URL is given (its driver imported only then), PGlite (on a worker thread,
- * pglite-worker-store.ts) otherwise.
+ * pglite-worker-store.ts) otherwise. A key that does not resolve fails before anything is opened.
+ * In memory, or with SANDBOX_ENCRYPTION_KEY, resolving it reads no file, so PGlite's thread is
+ * spawned in a microtask of this call: before the caller's next I/O, and so before the sandbox's
+ * app modules, which it imports next, start to load (the thread boots meanwhile).
  */
 export async function openStore(options: StoreOptions): Promise<Store> {
-  if (options.databaseUrl) {
-    const atRest = sealedSecrets(await resolveEncryptionKey(options)); // a bad key fails before connecting
-    return withSealedSecrets(await (await import('./postgres-store.ts')).openPostgresStore(options.databaseUrl), atRest);
-  }
-  // PGlite's thread is spawned in this very call, before anything is awaited, so that it boots while
-  // the caller goes on (the sandbox loads its app meanwhile); a key that does not resolve closes it.
-  const opening = openPgliteWorkerStore(options.dataDir, { snapshot: options.pgliteSnapshot, onFailure: options.onFailure });
-  let atRest: SealedSecrets;
-  try {
-    atRest = sealedSecrets(await resolveEncryptionKey(options));
-  } catch (error) {
-    await opening.then((store) => store.close(), () => undefined);
-    throw error;
-  }
-  return withSealedSecrets(await opening, atRest);
+  const atRest = sealedSecrets(await resolveEncryptionKey(options));
+  const store = options.databaseUrl
+    ? (await import('./postgres-store.ts')).openPostgresStore(options.databaseUrl)
+    : openPgliteWorkerStore(options.dataDir, { snapshot: options.pgliteSnapshot, onFailure: options.onFailure });
+  return withSealedSecrets(await store, atRest);
 }
 
 function withSealedSecrets(store: Store, atRest: SealedSecrets): Store {

@@ -15,6 +15,7 @@ import { createLogger } from '../../server/http/logging.ts';
 import { DEMO_SELLER_ID, ensureDemoSeller } from '../../server/sandbox/demo-seller.ts';
 import { encryptionKeyFileOf, parseEncryptionKey, resolveEncryptionKey } from '../../server/store/encryption-key.ts';
 import { listMigrations, migrate } from '../../server/store/migrate.ts';
+import { openStore } from '../../server/store/open-store.ts';
 import { SealedSecretUnreadable, sealedSecrets } from '../../server/store/sealed-secrets.ts';
 import { webCheckoutRepository } from '../../server/web-checkout/repository.ts';
 import { PLATFORM_BUNDLE } from '../support/contract.ts';
@@ -78,6 +79,15 @@ describe('the encryption key', () => {
     await writeFile(encryptionKeyFileOf(dataDir), Buffer.alloc(32, 1).toString('base64'));
     await chmod(encryptionKeyFileOf(dataDir), 0o644);
     await expect(resolveEncryptionKey({ dataDir })).rejects.toThrow(/other users may read it \(mode 644\): chmod 600/);
+  });
+
+  it('refuses a bad key before the store opens anything (no data directory made)', async () => {
+    const dataDir = join(dir, 'refused');
+    await writeFile(encryptionKeyFileOf(dataDir), Buffer.alloc(32, 1).toString('base64'));
+    await chmod(encryptionKeyFileOf(dataDir), 0o644);
+    await expect(openStore({ dataDir })).rejects.toThrow(/other users may read it \(mode 644\)/);
+    await expect(stat(dataDir)).rejects.toThrow(/ENOENT/); // PGlite would have made it (initdb)
+    await expect(openStore({ encryptionKey: 'not-a-key' })).rejects.toThrow(/SANDBOX_ENCRYPTION_KEY must be 32 random bytes/);
   });
 
   it('prefers SANDBOX_ENCRYPTION_KEY, derives one from DATABASE_URL as written, and draws one for memory', async () => {
