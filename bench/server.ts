@@ -305,6 +305,15 @@ const PROFILE = [
   'the driver\'s socket writes. The validator\'s route lookup is now cached (server/http/route-lookup-cache.ts). Since these',
   'profiles PGlite runs on a worker thread (its SQL off the event loop, with a small protocol of its own for transactions:',
   'section "Event loop on PGlite"); not done: fewer queries per request on the read paths.',
+  '',
+  'What bounds PGlite (2026-11-23): one statement costs 0.17–0.27 ms of CPU inside PGlite itself, with no server, thread or',
+  'message around it (`taskset -c 1 node bench/pglite-statements.mjs`: SELECT 1, a primary-key lookup by the extended and by',
+  'the simple protocol), and the benchmarked requests run one (list, lookup, token) to four (get subscription) statements,',
+  'each also crossing to PGlite\'s thread and back. Prism\'s 785–1044 req/s doubled leaves 0.48–0.64 ms of the one CPU for a',
+  'whole request (HTTP, authentication, validation, JSON and SQL), less than get subscription\'s four statements alone. What',
+  'would reach it: fewer statements per request (a subscription, its plan and installments in one query with JSON',
+  'aggregation), and PGlite\'s thread on a CPU of its own (unpinned, the short-id lookup went from 678 to 1 138 req/s, helper',
+  'run of 2026-11-22, `BENCH_PIN=0`); on PostgreSQL, the driver\'s round trips over loopback TCP take the same place.',
 ].join('\n');
 
 /** A store with the schema, the demo seller able to subscribe (recurrence), before any server runs on it. */
