@@ -5,7 +5,12 @@ import { defineConfig } from 'vitest/config';
  * module graph of their own, so they run isolated (a replacement only takes hold where the module
  * is not loaded and used yet).
  */
-const ISOLATED = ['test/server/token-throttle.test.ts', 'test/server/verified-secrets.test.ts', 'test/server/route-lookup-cache.test.ts'];
+const ISOLATED = [
+  'test/server/token-throttle.test.ts',
+  'test/server/verified-secrets.test.ts',
+  'test/server/route-lookup-cache.test.ts',
+  'test/server/sandbox-start-failure.test.ts',
+];
 
 const shared: { testTimeout: number; hookTimeout: number; pool: 'forks'; setupFiles: string[] } = {
   testTimeout: 30_000,

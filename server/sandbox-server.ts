@@ -46,9 +46,14 @@ export async function runSandbox(configured: Config, logger: Logger): Promise<Ru
   // PGlite runs on a worker thread: if that thread dies, every request fails from then on; say why once.
   const onFailure = (error: Error) => logger.error({ err: error }, 'The store stopped: every request will fail until the sandbox restarts');
   const storeReady = openStore({ ...configured, pgliteSnapshot: true, onFailure }).then(async (store) => {
-    const applied = await migrate(store);
-    if (applied.length) logger.info({ applied }, 'Migrations applied');
-    return store;
+    try {
+      const applied = await migrate(store);
+      if (applied.length) logger.info({ applied }, 'Migrations applied');
+      return store;
+    } catch (error) {
+      await store.close().catch(() => {}); // a failed start leaves no PGlite thread or pool open
+      throw error;
+    }
   });
   // The contract's validator builds on this thread while the store opens on PGlite's.
   const appModule = import('./app.ts').then((module) => {

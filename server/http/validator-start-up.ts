@@ -7,14 +7,14 @@
 //    (SchemaPreprocessor, middlewares/parsers/schema.preprocessor.js) and reads the schema behind
 //    every `$ref` it meets through `resolveSchema`: `ajv.getSchema(ref).schema`. Ajv's getSchema
 //    compiles a validation function for the schema before returning it, so every referenced
-//    component was compiled only to read back the very object the preprocessor had added to that
-//    Ajv instance, and those functions were thrown away with it (the request and response
-//    validators compile their own). Here `resolveSchema` reads a local reference (`#/...`, all this
-//    bundle has) by its JSON pointer in the document the preprocessor holds: the same object Ajv
-//    returns, since the preprocessor's Ajv is given `components.schemas` of that very document
-//    without a copy (framework/ajv/index.js, `ajv.addSchema(openApiSpec.components.schemas[id],
-//    ...)`). The result goes into the preprocessor's own cache, as the original does; a reference
-//    that is not local, or a pointer that leads to no schema, goes to the original method.
+//    component was compiled only to read back the object the preprocessor had registered in that
+//    Ajv instance (framework/ajv/index.js, `ajv.addSchema(components.schemas[id],
+//    '#/components/schemas/' + id)`), and those functions were thrown away with it (the request and
+//    response validators compile their own). Here `resolveSchema` reads that same registration,
+//    `ajv.schemas[ref].schema`, without compiling it: the very object getSchema returns for a
+//    registered key. Anything else (a ref that is not a registered key, which getSchema would
+//    resolve, or not, by other means) goes to the original method, unchanged; the result goes into
+//    the preprocessor's own cache either way, as the original does.
 // 2. The OpenAPI meta-schema compiled only when it is used. `OpenAPISchemaValidator`
 //    (framework/openapi.schema.validator.js) compiles the OpenAPI 3.1 schema in its constructor,
 //    also with `validateApiSpec: false`, where its `validate` is never called (~100 ms). Here it
@@ -28,7 +28,8 @@ import { dirname, join } from 'node:path';
 
 type ResolveSchema = (this: Preprocessor, schema: unknown) => unknown;
 interface Preprocessor {
-  apiDoc: unknown;
+  /** The preprocessor's Ajv: its registry of added schemas, by key (Ajv's own `schemas` member). */
+  ajv: { schemas: Record<string, { schema?: unknown } | undefined> };
   resolvedSchemaCache: Map<string, unknown>;
 }
 interface SchemaPreprocessorModule {
@@ -61,33 +62,20 @@ export const validatorSpecValidatorModule = () => validatorModule<SpecValidatorM
 
 /** Both wrappers, each once. */
 export function trimValidatorStartUp(): void {
-  resolveValidatorSchemasByPointer();
+  resolveValidatorSchemasByRegistry();
   compileSpecValidatorLazily();
 }
 
-/** What a local JSON pointer (`#/a/b~1c`) leads to in `document`, or undefined. */
-export function atPointer(document: unknown, ref: string): unknown {
-  if (!ref.startsWith('#/')) return undefined;
-  let node = document;
-  for (const token of ref.slice(2).split('/')) {
-    if (node === null || typeof node !== 'object') return undefined;
-    const key = token.replace(/~1/g, '/').replace(/~0/g, '~');
-    if (!Object.hasOwn(node, key)) return undefined;
-    node = (node as Record<string, unknown>)[key];
-  }
-  return node;
-}
-
-/** Installs the pointer lookup once per module instance (later calls change nothing). */
-export function resolveValidatorSchemasByPointer(module: SchemaPreprocessorModule = validatorSchemaPreprocessorModule()): void {
+/** Installs the registry lookup once per module instance (later calls change nothing). */
+export function resolveValidatorSchemasByRegistry(module: SchemaPreprocessorModule = validatorSchemaPreprocessorModule()): void {
   const prototype = module.SchemaPreprocessor.prototype;
   const original = prototype.resolveSchema;
   if (original[ORIGINAL]) return;
   prototype.resolveSchema = Object.assign(
     function (this: Preprocessor, schema: unknown) {
       const ref = schema !== null && typeof schema === 'object' ? (schema as { $ref?: unknown }).$ref : undefined;
-      if (typeof ref === 'string' && !this.resolvedSchemaCache.has(ref)) {
-        const found = atPointer(this.apiDoc, ref);
+      if (typeof ref === 'string' && !this.resolvedSchemaCache.has(ref) && Object.hasOwn(this.ajv.schemas, ref)) {
+        const found = this.ajv.schemas[ref]?.schema;
         if (found !== null && typeof found === 'object') {
           this.resolvedSchemaCache.set(ref, found);
           return found;

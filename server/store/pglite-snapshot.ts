@@ -37,10 +37,13 @@ export interface Manifest {
 }
 
 /**
- * Read once per process and per file: every later in-memory start reuses the uncompressed tar. A
- * file found absent or unusable is looked for again at the next start (a build may write it).
+ * Read once per process and per file: every later in-memory start reuses the uncompressed tar
+ * (~15 MB). A file found absent or unusable is looked for again at the next start (a build may
+ * write it). Two files at most are kept, the last ones read: a process uses one (the package's),
+ * a test run one more of its own.
  */
 const loaded = new Map<string, Blob>();
+const KEPT = 2;
 
 /**
  * The snapshot as an uncompressed tar, or undefined when there is none usable for this PGlite.
@@ -51,7 +54,10 @@ export function pgliteSnapshot(file = PGLITE_SNAPSHOT_FILE): Blob | undefined {
   let snapshot = loaded.get(file);
   if (!snapshot) {
     snapshot = read(file);
-    if (snapshot) loaded.set(file, snapshot);
+    if (snapshot) {
+      loaded.set(file, snapshot);
+      if (loaded.size > KEPT) loaded.delete(loaded.keys().next().value!);
+    }
   }
   return snapshot;
 }

@@ -45,8 +45,9 @@ function workerExecArgv(): string[] {
  *
  * Node refuses a worker's explicit execArgv that holds an option a thread cannot have (V8's and
  * the process's own, `--no-wasm-tier-up`, `--title`: ERR_WORKER_INVALID_EXEC_ARGV), which a
- * process started with one would pass on: the thread then starts with none of the parent's
- * options, which PGlite's thread does not need (V8's apply to the whole process anyway).
+ * process started with one would pass on: those it names are left out, and the thread keeps the
+ * parent's other options (`--conditions`, `--enable-source-maps`, ...); V8's apply to the whole
+ * process anyway.
  */
 function spawnWorker(workerData: WorkerData): Worker {
   const options = { workerData, resourceLimits: WORKER_LIMITS };
@@ -56,12 +57,32 @@ function spawnWorker(workerData: WorkerData): Worker {
     const start = `import(${JSON.stringify(tsx)}).then((tsx) => tsx.register()).then(() => import(${JSON.stringify(WORKER_ENTRY.href)}))`;
     return new Worker(start, { ...options, eval: true, execArgv });
   };
-  try {
-    return spawn(workerExecArgv());
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code !== 'ERR_WORKER_INVALID_EXEC_ARGV') throw error;
-    return spawn([]);
+  let execArgv = workerExecArgv();
+  for (;;) {
+    try {
+      return spawn(execArgv);
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== 'ERR_WORKER_INVALID_EXEC_ARGV' || execArgv.length === 0) throw error;
+      const kept = withoutRefused(execArgv, (error as Error).message);
+      execArgv = kept.length < execArgv.length ? kept : []; // nothing recognised: none of the parent's options
+    }
   }
+}
+
+/**
+ * `execArgv` without the options Node's message names ("Initiated Worker with invalid execArgv
+ * flags: --a, --b"), in either spelling (`--title=x`, or `--title x`).
+ */
+export function withoutRefused(execArgv: readonly string[], message: string): string[] {
+  const refused = new Set(message.slice(message.lastIndexOf(': ') + 2).split(', ').map((flag) => flag.trim()));
+  const kept: string[] = [];
+  for (let i = 0; i < execArgv.length; i++) {
+    const arg = execArgv[i]!;
+    const name = arg.split('=', 1)[0]!;
+    if (!refused.has(name) && !refused.has(arg)) kept.push(arg);
+    else if (!arg.includes('=') && execArgv[i + 1] !== undefined && !execArgv[i + 1]!.startsWith('-')) i++; // its value
+  }
+  return kept;
 }
 
 type Engine = Pick<WorkerOpen, 'pgliteWasmModule' | 'initdbWasmModule' | 'fsBundle'>;

@@ -12,7 +12,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createLogger } from '../../server/http/logging.ts';
 import { runSandbox } from '../../server/sandbox-server.ts';
 import { engineIdentity } from '../../server/store/pglite-snapshot.ts';
-import { openPgliteWorkerStore, type PgliteWorkerStore } from '../../server/store/pglite-worker-store.ts';
+import { openPgliteWorkerStore, withoutRefused, type PgliteWorkerStore } from '../../server/store/pglite-worker-store.ts';
 import { CapturedLogs, PLATFORM_JSON, testConfig } from './support/server.ts';
 
 const ROOT = join(import.meta.dirname, '../..');
@@ -175,6 +175,15 @@ describe('the process', () => {
     expect(idle.error).toBeUndefined();
     expect(idle.stdout.trim()).toBe('42');
     expect(idle.status).toBe(0);
+  });
+
+  it('leaves out only the options Node refuses for a thread, in either spelling', () => {
+    const refused = 'Initiated Worker with invalid execArgv flags: --title, --no-wasm-tier-up';
+    expect(withoutRefused(['--conditions=sandbox', '--title', 'x', '--enable-source-maps', '--no-wasm-tier-up', '--title=y'], refused)).toEqual([
+      '--conditions=sandbox',
+      '--enable-source-maps',
+    ]);
+    expect(withoutRefused(['--import', 'tsx'], refused)).toEqual(['--import', 'tsx']);
   });
 
   it('opens in a process started with options a worker thread may not have (V8 and process options)', () => {
