@@ -164,7 +164,6 @@ function startWorkerStore(dataDir: string | undefined, prepare: () => WorkerOpen
 }
 
 async function workerStore(thread: Worker, onFailure: PgliteWorkerOptions['onFailure']): Promise<PgliteWorkerStore> {
-
   const pending = new Map<number, { resolve(value: unknown): void; reject(error: Error): void }>();
   let nextId = 1;
   let stopped: Error | undefined; // set once the thread is gone: every call rejects with it
