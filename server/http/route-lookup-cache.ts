@@ -32,13 +32,24 @@ export function validatorPathToRegexpModule(): PathToRegexpModule {
   return createRequire(validatorEntry)('path-to-regexp') as PathToRegexpModule;
 }
 
-/** A cache key when the options are plain values (what the validator passes), else undefined. */
-function keyOf(path: unknown, options: Record<string, unknown> | undefined): string | undefined {
+/**
+ * A cache key when the options are plain values (what the validator passes), else undefined. Built
+ * by concatenation in the options' own order, with each value's type: it runs for every documented
+ * path on every request (sorting and JSON.stringify were ~1.5% of a list request's CPU). The same
+ * options in another order are another entry, compiled once more, never a wrong one.
+ */
+export function keyOf(path: unknown, options: Record<string, unknown> | undefined): string | undefined {
   if (typeof path !== 'string') return undefined;
-  if (options === undefined) return JSON.stringify([path]);
-  const entries = Object.entries(options).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
-  if (!entries.every(([, v]) => v === undefined || ['string', 'number', 'boolean'].includes(typeof v))) return undefined;
-  return JSON.stringify([path, entries]);
+  let key = `${path.length}:${path}`;
+  if (options === undefined) return key;
+  for (const name of Object.keys(options)) {
+    const value = options[name];
+    const type = typeof value;
+    if (type !== 'undefined' && type !== 'string' && type !== 'number' && type !== 'boolean') return undefined;
+    const text = String(value);
+    key += `|${name.length}:${name}=${type}:${text.length}:${text}`; // lengths: no two option sets spell the same key
+  }
+  return key;
 }
 
 /** Installs the memoized `pathToRegexp` once per module instance (later calls change nothing). */

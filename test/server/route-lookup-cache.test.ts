@@ -71,3 +71,23 @@ it('keeps the results of an uncached compilation: same regexp, same keys', async
   // Other options are another entry.
   expect(pathToRegexpModule.pathToRegexp('/v1/links/:id', { sensitive: false, strict: true }).regexp.flags).toBe('i');
 });
+
+it('keys a compilation by the path and every option, so that no two differ and share an entry', async () => {
+  const { keyOf } = await import('../../server/http/route-lookup-cache.ts');
+  const keys = [
+    keyOf('/a', undefined),
+    keyOf('/a', { strict: true }),
+    keyOf('/a', { strict: 'true' }),
+    keyOf('/a', { strict: true, sensitive: false }),
+    keyOf('/a', { strict: true, sensitive: undefined }),
+    keyOf('/a', { strict: 'true|5:other=boolean:4:true' }),
+    keyOf('/a', { strict: 'true', other: true }),
+    keyOf('/a|5:strict', {}),
+  ];
+  expect(new Set(keys).size).toBe(keys.length);
+  expect(keyOf('/a', {})).toBe(keyOf('/a', undefined)); // no option is the defaults either way
+  expect(keyOf('/a', { strict: true, sensitive: false })).toBe(keyOf('/a', { strict: true, sensitive: false }));
+  // Not plain values: compiled as before, uncached.
+  expect(keyOf('/a', { decode: () => '' })).toBeUndefined();
+  expect(keyOf(['/a', '/b'], {})).toBeUndefined();
+});
