@@ -28,8 +28,16 @@ const MAX_ENTRIES = 10_000;
 
 /** The `path-to-regexp` module instance that express-openapi-validator itself requires. */
 export function validatorPathToRegexpModule(): PathToRegexpModule {
-  const validatorEntry = createRequire(import.meta.url).resolve('express-openapi-validator');
-  return createRequire(validatorEntry)('path-to-regexp') as PathToRegexpModule;
+  return validatorRequire()('path-to-regexp') as PathToRegexpModule;
+}
+
+/**
+ * `require` as express-openapi-validator's own entry module has it: what it resolves (its
+ * dependencies, `./` paths inside its `dist/`) is the very module instance the validator uses,
+ * whatever copy npm hoists. The wrappers of this folder patch those instances.
+ */
+export function validatorRequire(): NodeJS.Require {
+  return createRequire(createRequire(import.meta.url).resolve('express-openapi-validator'));
 }
 
 /**

@@ -23,8 +23,7 @@
 // Wrappers and not patch-package, for the reason route-lookup-cache.ts gives: they ship with the
 // package. Each is installed once per module instance (the very modules the validator requires),
 // and is a no-op to delete once a validator release stops doing that work.
-import { createRequire } from 'node:module';
-import { dirname, join } from 'node:path';
+import { validatorRequire } from './route-lookup-cache.ts';
 
 type ResolveSchema = (this: Preprocessor, schema: unknown) => unknown;
 interface Preprocessor {
@@ -53,8 +52,7 @@ export const ORIGINAL = Symbol.for('payment-platform.sandbox.validatorOriginal')
 
 /** A module of express-openapi-validator's own `dist/`, the very instance the validator requires. */
 function validatorModule<T>(...path: string[]): T {
-  const validatorEntry = createRequire(import.meta.url).resolve('express-openapi-validator');
-  return createRequire(validatorEntry)(join(dirname(validatorEntry), ...path)) as T;
+  return validatorRequire()(['.', ...path].join('/')) as T;
 }
 
 export const validatorSchemaPreprocessorModule = () => validatorModule<SchemaPreprocessorModule>('middlewares', 'parsers', 'schema.preprocessor.js');
