@@ -16,7 +16,7 @@ DOCS_OUT ?= server/docs/index.html
 CONTRACT_SOURCES := $(shell find openapi contract scripts -type f -not -path '*/node_modules/*') redocly.yaml
 SERVER_SOURCES := $(shell find server -name '*.ts' -not -path 'server/dist/*') server/tsconfig.build.json
 
-.PHONY: help install chromium lint generate check-generated check-compat typecheck test mock docs run clean
+.PHONY: help install chromium lint generate check-generated check-compat typecheck test mock docs run run-settings clean
 
 help: ## List the commands.
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-16s %s\n", $$1, $$2}'
@@ -68,9 +68,20 @@ docs: $(DOCS_OUT) ## Render the offline HTML reference of every area to DOCS_OUT
 $(DOCS_OUT): generated/platform.openapi.json README.md scripts/docs.ts | $(INSTALLED)
 	$(BIN)/tsx scripts/docs.ts $(DOCS_OUT)
 
+# How the server is started, for its peak memory under load (bench/RESULTS.md, "Server speed"): glibc
+# with a fixed mmap threshold (large blocks go back to the system when freed, instead of staying in
+# each thread's malloc arena once a big free has raised the threshold), and V8's young generation
+# capped at 2 MB semi-spaces (16 MB by default). bench/server.ts starts the server the same way.
+SERVER_MEMORY_ENV := MALLOC_MMAP_THRESHOLD_=131072
+SERVER_MEMORY_FLAGS := --max-semi-space-size=2
+
 run: $(INSTALLED) generated/.fresh ## Install, then regenerate, render the docs and build the server when stale, and start it (PORT, DATA_DIR, DATABASE_URL).
 	@$(MAKE) -s $(DOCS_OUT) server/dist/main.js
-	node server/dist/main.js
+	$(SERVER_MEMORY_ENV) node $(SERVER_MEMORY_FLAGS) server/dist/main.js
+
+run-settings: ## Print how `make run` starts node (its environment, then its options), for bench/server.ts.
+	@echo '$(SERVER_MEMORY_ENV)'
+	@echo '$(SERVER_MEMORY_FLAGS)'
 
 clean: ## Remove build output (not generated/, which is committed).
 	rm -rf dist client/dist server/dist server/docs generated/.fresh

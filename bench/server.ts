@@ -159,10 +159,21 @@ interface Storage {
 /** The compiled reference server (`make build-server`), as `make run` starts it: one node process. */
 const SERVER_MAIN = `${ROOT}server/dist/main.js`;
 
+/** The environment and node options `make run` starts the server with (the Makefile's one place for them). */
+const RUN_SETTINGS = (() => {
+  const [env = '', flags = ''] = spawnSync('make', ['-s', '--no-print-directory', 'run-settings'], { cwd: ROOT, encoding: 'utf8' }).stdout.split('\n');
+  return {
+    env: Object.fromEntries(env.split(/\s+/).filter(Boolean).map((pair) => pair.split('=') as [string, string])),
+    flags: flags.split(/\s+/).filter(Boolean),
+  };
+})();
+const RUN_COMMAND = [...Object.entries(RUN_SETTINGS.env).map(([name, value]) => `${name}=${value}`), 'node', ...RUN_SETTINGS.flags, 'server/dist/main.js'].join(' ');
+
 async function referenceServer(storage: Storage, validation: boolean, main = SERVER_MAIN) {
   const port = await freePort();
   const eventLoopFile = join(PROBE_DIR, `event-loop-${port}.json`);
-  const server = await launch(process.execPath, ['--import', pathToFileURL(PROBE_FILE).href, main], {
+  const server = await launch(process.execPath, [...RUN_SETTINGS.flags, '--import', pathToFileURL(PROBE_FILE).href, main], {
+    ...RUN_SETTINGS.env,
     PORT: String(port), HOST: '127.0.0.1', DATA_DIR: storage.dataDir ?? '', DATABASE_URL: storage.databaseUrl ?? '', API_SPEC: BUNDLE, LOG_LEVEL: 'warn',
     RATE_LIMIT_PER_SECOND: '0', CONTRACT_VALIDATION: String(validation), BILLING_POLL_INTERVAL_MS: '3600000', BENCH_EVENT_LOOP: eventLoopFile,
   }, port, '/sandbox/v1/jwks');
@@ -318,6 +329,22 @@ const PROFILE = [
   'would reach it: fewer statements per request (a subscription, its plan and installments in one query with JSON',
   'aggregation), and PGlite\'s thread on a CPU of its own (unpinned, the short-id lookup went from 678 to 1 138 req/s, helper',
   'run of 2026-11-22, `BENCH_PIN=0`); on PostgreSQL, the driver\'s round trips over loopback TCP take the same place.',
+  '',
+  'Peak memory on PGlite (2026-11-23): the server\'s mappings (/proc/<pid>/smaps) at the end of a load showed 127 MiB in five',
+  'glibc malloc arenas (the 64 MiB-aligned heaps of its threads: 39, 25, 24, 23 and 16 MiB resident), most of it freed blocks',
+  'glibc keeps: once a large block is freed, glibc raises its mmap threshold to that size, and from then on blocks under it',
+  'come from the arenas, which are trimmed only past twice that threshold. Next: ~135 MiB in mappings under 1 MiB each',
+  '(mostly V8\'s heap pages, both isolates; the main one\'s young generation grows to 3 × 16 MB under load), 43 MiB of the node binary, 30 MiB of WebAssembly memory',
+  'touched. `make run` now starts node with `MALLOC_MMAP_THRESHOLD_=131072` (a fixed threshold: large blocks always mmap\'d',
+  'and returned when freed; arenas 44 MiB at the end of the same load) and `--max-semi-space-size=2` (the Makefile\'s',
+  '`SERVER_MEMORY_ENV` / `SERVER_MEMORY_FLAGS`, which this benchmark reads with `make run-settings`). Measured apart (VmHWM',
+  'after the five operations, 3 s each at 32 connections, `BENCH_SCENARIO=event-loop BENCH_DURATION=3 BENCH_REPS=1`, one',
+  'server per run): without either, 382 and 392 MiB; the semi-space alone 328, 337 and 390 (4 MB: 345; 1 MB: 345 and ~5% fewer',
+  'requests per second); the threshold alone 364 and 337; `MALLOC_ARENA_MAX=2` or `1` with the semi-space 336 and 338;',
+  'both settings 297, 309, 290, 287 and 289; the requests per second of every variant within the same run-to-run spread',
+  '(short-id lookup 611–698). Also tried: the PGlite thread\'s young generation at 8 MB instead of 16 (295 and 267 MiB, no',
+  'clear gain). Those settings must be in place before node starts, so `npx` cannot apply them itself (a launcher process',
+  'would add its own memory); the sandbox README gives the command.',
 ].join('\n');
 
 /** A store with the schema, the demo seller able to subscribe (recurrence), before any server runs on it. */
@@ -438,8 +465,9 @@ const EVENT_LOOP_NOTES = [
   'caches, stack) and a V8 isolate (~28 MiB heap). Tried and not kept: a smaller WebAssembly memory (`initialMemory` below',
   '128 MiB: pglite.wasm declares 2048 pages as its minimum, instantiation fails); max_connections=5 (~3 MiB, within the',
   'noise); a 6 MB young generation for the PGlite thread (~35 MiB less than 48 MB, but ~10% fewer requests per second).',
-  'Still missed: the rest is the main thread (Express, the contract validator and its compiled schemas, the request',
-  'bodies of 32 connections) plus that fixed ~120 MiB of PGlite, against Prism\'s one isolate and no database.',
+  'The rest was the main thread (Express, the contract validator and its compiled schemas, the request bodies of 32',
+  'connections) plus that fixed ~120 MiB of PGlite. Later (2026-11-23), two start-up settings brought the peak to about',
+  'Prism\'s: glibc\'s malloc arenas held ~127 MiB of freed blocks ("Server speed", "Where the time goes").',
   '',
   'Earlier (commit 3afb7be, PGlite on the main thread, against the worker thread; 3 repetitions of 4 s): the event-loop delay',
   'dropped from a median of ~35–75 ms to ~1 ms and from a p99 of ~55–110 ms to ~8–17 ms on the four store-bound operations;',
@@ -592,7 +620,7 @@ async function main() {
     '## Server speed',
     '',
     `autocannon, ${CONNECTIONS} connections, ${DURATION} s per measurement after 1 s of warm-up, ${REPS} repetitions (medians; ratios are medians of per-repetition ratios, each against its anchor measured in the same repetition). ` +
-      'Reference server: the compiled server as `make run` starts it (`node server/dist/main.js`), LOG_LEVEL=warn, rate limit off, on a PGlite data directory' +
+      `Reference server: the compiled server as \`make run\` starts it (\`${RUN_COMMAND}\`), LOG_LEVEL=warn, rate limit off, on a PGlite data directory` +
       (storages.length > 1 ? ' and on PostgreSQL (`BENCH_DATABASE_URL`, the same machine)' : '') +
       '; "validation off" is the same server with `CONTRACT_VALIDATION=false`. ' +
       'Prism: `prism mock generated/platform.openapi.json` (the bundle the server reads), the same requests. ' +
