@@ -15,7 +15,8 @@ export interface RecurrenceSeller {
   recurrenceEnabled: boolean;
 }
 
-interface PlanRow {
+/** A plan as its columns read (`create_date` a Date from the driver, a string from JSON). */
+export interface PlanRow {
   plan_id: string;
   seller_id: string;
   name: string;
@@ -33,8 +34,7 @@ interface PlanRow {
   create_date: Date | string;
 }
 
-
-function planOf(row: PlanRow): StoredPlan {
+export function planOf(row: PlanRow): StoredPlan {
   return {
     seller_id: row.seller_id,
     plan_id: row.plan_id,
@@ -58,6 +58,14 @@ function planOf(row: PlanRow): StoredPlan {
 
 const PLAN_COLUMNS = `plan_id, seller_id, name, description, amount, currency, payment_types, sales_tax, product_type,
   period_type, billing_cycle, specific_cycle_in_days, floating_data, status, create_date`;
+
+/**
+ * SQL of the seller's plan as one JSON object of its columns (a PlanRow; NULL when there is none),
+ * for a statement that reads a plan with what refers to it. `sellerId` and `planId` are SQL
+ * expressions of that statement (column references), never values.
+ */
+export const planJson = (sellerId: string, planId: string) =>
+  `(SELECT row_to_json(p) FROM (SELECT ${PLAN_COLUMNS} FROM plans WHERE plan_id = ${planId} AND seller_id = ${sellerId}) p)`;
 
 export function planRepository(db: Queryable) {
   return {

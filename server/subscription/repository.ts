@@ -2,6 +2,7 @@
 // `YYYY-MM-DD` text, never as driver Date objects (which would bring a local time zone in).
 import type { ChargeResult } from '../acquirer/index.ts';
 import type { components } from '../http/contract.ts';
+import { planJson, planOf, type PlanRow, type StoredPlan } from '../plan/repository.ts';
 import type { Queryable } from '../store/store.ts';
 
 type Schemas = components['schemas'];
@@ -85,6 +86,18 @@ const PAYMENT_COLUMNS = `payment_id AS "paymentId", subscription_id AS "subscrip
   installment, attempt, order_id AS "orderId", amount, currency, status, delayed, acquirer_result AS "acquirerResult",
   payment_received_timestamp AS "paymentReceivedTimestamp", created_at AS "createdAt"`;
 
+/** A subscription with what its GET answers: its plan, its installments in order, its latest payment. */
+export interface SubscriptionView {
+  subscription: SubscriptionRow;
+  /** Always there (a subscription keeps its plan); undefined only if the plan row were gone. */
+  plan?: StoredPlan;
+  installments: InstallmentRow[];
+  payment?: PaymentRow;
+}
+
+/** A payment as JSON brings it: its instants as text. */
+type PaymentJson = Omit<PaymentRow, 'paymentReceivedTimestamp' | 'createdAt'> & { paymentReceivedTimestamp: string | null; createdAt: string };
+
 const json = (value: unknown) => (value === null || value === undefined ? null : JSON.stringify(value));
 
 export function subscriptionRepository(db: Queryable) {
@@ -110,6 +123,35 @@ export function subscriptionRepository(db: Queryable) {
         [subscriptionId, sellerId],
       );
       return rows[0];
+    },
+
+    /**
+     * The seller's subscription and what its GET answers, in one statement (one snapshot, and one
+     * round trip instead of four): plan, installments and latest payment as JSON of the very
+     * columns their own reads select. JSON has no instant: the payment's come back as Dates here.
+     */
+    async findSubscriptionView(sellerId: string, subscriptionId: string): Promise<SubscriptionView | undefined> {
+      const { rows } = await db.query<SubscriptionRow & { plan: PlanRow | null; installments: InstallmentRow[]; payment: PaymentJson | null }>(
+        `SELECT ${SUBSCRIPTION_COLUMNS},
+           ${planJson('s.seller_id', 's.plan_id')} AS plan,
+           (SELECT coalesce(json_agg(i ORDER BY i.installment), '[]') FROM (SELECT ${INSTALLMENT_COLUMNS} FROM subscription_installments
+             WHERE subscription_id = s.subscription_id) i) AS installments,
+           (SELECT row_to_json(p) FROM (SELECT ${PAYMENT_COLUMNS} FROM subscription_payments WHERE subscription_id = s.subscription_id
+             ORDER BY installment DESC, attempt DESC LIMIT 1) p) AS payment
+         FROM subscriptions s WHERE subscription_id = $1 AND seller_id = $2`,
+        [subscriptionId, sellerId],
+      );
+      const row = rows[0];
+      if (!row) return undefined;
+      const { plan, installments, payment, ...subscription } = row;
+      return {
+        subscription,
+        ...(plan ? { plan: planOf(plan) } : {}),
+        installments,
+        ...(payment
+          ? { payment: { ...payment, createdAt: new Date(payment.createdAt), paymentReceivedTimestamp: payment.paymentReceivedTimestamp === null ? null : new Date(payment.paymentReceivedTimestamp) } }
+          : {}),
+      };
     },
 
     async setSubscriptionStatus(subscriptionId: string, status: SubscriptionStatus, statusDetails: string): Promise<void> {

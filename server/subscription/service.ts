@@ -233,20 +233,25 @@ export async function createSubscription(store: Store, input: CreateSubscription
 /** The seller's subscription, or 404 `Signature not found`. */
 export async function subscriptionOfSeller(repo: SubscriptionRepository, sellerId: string, subscriptionId: string, forUpdate = false): Promise<SubscriptionRow> {
   const subscription = await repo.findSubscription(sellerId, subscriptionId, { forUpdate });
-  if (!subscription) throw recurrenceError(404, MESSAGES.notFound, { combined_id: subscriptionId, seller_id: sellerId });
+  if (!subscription) throw subscriptionNotFound(sellerId, subscriptionId);
   return subscription;
 }
+
+const subscriptionNotFound = (sellerId: string, subscriptionId: string) =>
+  recurrenceError(404, MESSAGES.notFound, { combined_id: subscriptionId, seller_id: sellerId });
 
 /** The plan of a subscription (it never changes owner, so it is always found). */
 async function planOfSubscription(store: Queryable, subscription: SubscriptionRow): Promise<StoredPlan> {
   return planOfSeller(planRepository(store), subscription.sellerId, subscription.planId);
 }
 
+/** The seller's subscription as answered, from one read (subscriptionRepository's findSubscriptionView). */
 export async function getSubscription(store: Store, input: { token: AccessTokenClaims; subscriptionId: string; expand: readonly string[] }): Promise<Subscription> {
-  const repo = subscriptionRepository(store);
-  const subscription = await subscriptionOfSeller(repo, input.token.sellerId, input.subscriptionId);
-  const plan = await planOfSubscription(store, subscription);
-  return answer(repo, plan, subscription, input.expand.includes('floating_data'));
+  const sellerId = input.token.sellerId;
+  const view = await subscriptionRepository(store).findSubscriptionView(sellerId, input.subscriptionId);
+  if (!view) throw subscriptionNotFound(sellerId, input.subscriptionId);
+  const plan = view.plan ?? (await planOfSubscription(store, view.subscription)); // its 404, should the plan row be gone
+  return presentSubscription({ ...view, plan, withFloatingData: input.expand.includes('floating_data') });
 }
 
 export type FloatingInstallmentUpdate = Schemas['FloatingInstallmentUpdate'];
