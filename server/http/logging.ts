@@ -41,10 +41,16 @@ export function redactUrl(url: string): string {
   return `${url.slice(0, at)}?${parameters.join('&')}`;
 }
 
-/** pino's request serializer, with secret-named query parameters redacted from `url` and `query`. */
+/**
+ * pino's request serializer, with secret-named query parameters redacted from `url`, `query` and
+ * the `Referer` header (a page that sent its visitor here may carry a token in its own URL).
+ */
 function serializeRequest(req: IncomingMessage) {
   const serialized = pino.stdSerializers.req(req) as ReturnType<typeof pino.stdSerializers.req> & { query?: Record<string, unknown> };
   serialized.url = redactUrl(serialized.url);
+  const referer = serialized.headers?.referer;
+  // A copy: the serializer hands back the request's own headers object.
+  if (typeof referer === 'string') serialized.headers = { ...serialized.headers, referer: redactUrl(referer) };
   if (serialized.query) {
     serialized.query = Object.fromEntries(Object.entries(serialized.query).map(([k, v]) => [k, SECRET_PARAMETER.test(k) ? CENSOR : v]));
   }
@@ -75,11 +81,12 @@ declare module 'node:http' {
   }
 }
 
-const LEVEL_OF = (status: number, aborted: boolean) => (aborted || status >= 500 ? 'error' : status >= 400 ? 'warn' : 'info');
+/** A client that went away before its answer ended is the client's doing, like a 4xx: `warn`, not `error`. */
+const LEVEL_OF = (status: number, aborted: boolean) => (status >= 500 ? 'error' : aborted || status >= 400 ? 'warn' : 'info');
 
 /**
  * One log line per request when it ends (`request completed`, or `request aborted` when the
- * connection closed first), at `error` for 5xx, `warn` for 4xx and `info` otherwise, carrying the
+ * connection closed first, at `warn`), at `error` for 5xx, `warn` for 4xx and `info` otherwise, carrying the
  * request (id, method, url, headers: redacted by the logger) and the response (status, headers).
  *
  * Why not pino-http: it builds a child logger bound to the serialized request on every request,

@@ -236,7 +236,7 @@ describe('request ids and logs', () => {
     expect(lines('level-401')).toEqual([expect.objectContaining({ level: 40, res: expect.objectContaining({ statusCode: 401 }) })]);
   });
 
-  it('writes nothing for a successful request when the level is warn, and logs an aborted request at error', async () => {
+  it('writes nothing for a successful request when the level is warn, and logs an aborted request at warn', async () => {
     const quiet = await startTestServer({ config: { logLevel: 'warn' } });
     try {
       await quiet.http.get('/sandbox/v1/jwks').set('x-request-id', 'quiet-200');
@@ -252,7 +252,7 @@ describe('request ids and logs', () => {
         req.write('grant_type=client_cre');
         setTimeout(() => { req.destroy(); resolve(); }, 100);
       });
-      await expect.poll(() => quiet.logs.lines.find((l) => l.req?.id === 'quiet-aborted')).toMatchObject({ level: 50, msg: 'request aborted' });
+      await expect.poll(() => quiet.logs.lines.find((l) => l.req?.id === 'quiet-aborted')).toMatchObject({ level: 40, msg: 'request aborted' });
     } finally {
       await quiet.close();
     }

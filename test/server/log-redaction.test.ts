@@ -1,6 +1,6 @@
-// A careless client puts secrets in the URL (`?client_secret=…`, `?access_token=…`): the request
-// log, even at trace level, carries the URL and the query with those values redacted, and the other
-// parameters as sent.
+// A careless client puts secrets in the URL (`?client_secret=…`, `?access_token=…`), or arrives
+// from a page that had them in its own (`Referer`): the request log, even at trace level, carries
+// the URL, the query and the Referer with those values redacted, and the other parameters as sent.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { redactUrl } from '../../server/http/logging.ts';
 import { AUTH_BUNDLE, startTestServer, tokenForm, type TestServer } from './support/server.ts';
@@ -36,6 +36,16 @@ describe('secrets in request URLs', () => {
     const line = server.logs.lines.find((l) => l.req?.id === 'query-secrets' && l.msg === 'request completed');
     expect(line?.req.url).toBe(`/sandbox/v1/jwks?${Object.keys(SECRETS).map((k) => `${k}=[redacted]`).join('&')}&scope=kept-scope`);
     expect(line?.req.query).toEqual({ ...Object.fromEntries(Object.keys(SECRETS).map((k) => [k, '[redacted]'])), scope: 'kept-scope' });
+  });
+
+  it('nor does the Referer header: the URL of the page that sent the visitor, redacted the same way', async () => {
+    const res = await server.http.get('/sandbox/v1/jwks').set('x-request-id', 'referer-secrets').set('Referer', `https://shop.example/checkout/return?${query}`);
+    expect(res.status).toBe(200);
+    for (const value of Object.values(SECRETS)) expect(server.logs.text).not.toContain(value);
+    const line = server.logs.lines.find((l) => l.req?.id === 'referer-secrets' && l.msg === 'request completed');
+    expect(line?.req.headers.referer).toBe(`https://shop.example/checkout/return?${Object.keys(SECRETS).map((k) => `${k}=[redacted]`).join('&')}&scope=kept-scope`);
+    // The request itself keeps its header as sent (the log works on a copy).
+    expect(line?.req.headers['x-request-id']).toBe('referer-secrets');
   });
 });
 
