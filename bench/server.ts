@@ -536,7 +536,9 @@ async function eventLoopSection(storage: Storage, command: string): Promise<stri
 async function main() {
   const t0 = performance.now();
   if (!existsSync(SERVER_MAIN)) throw new Error(`${SERVER_MAIN} is missing: run make build-server first (make bench does)`);
-  const dataDir = mkdtempSync(join(tmpdir(), 'bench-'));
+  // In a directory of its own, with the key file the server writes beside it: one removal takes both.
+  const benchDir = mkdtempSync(join(tmpdir(), 'bench-'));
+  const dataDir = join(benchDir, 'data');
   const storages: Storage[] = [{ name: 'PGlite', dataDir }];
   if (process.env.BENCH_DATABASE_URL) storages.push({ name: 'PostgreSQL', databaseUrl: process.env.BENCH_DATABASE_URL });
   for (const storage of storages) await prepare(storage);
@@ -545,7 +547,7 @@ async function main() {
     const flood = await tokenFloodSection(storages, `BENCH_SCENARIO=token-flood BENCH_DURATION=${DURATION}${postgres} node_modules/.bin/tsx bench/server.ts`);
     console.log(flood);
     writeSection(FLOOD_TITLE, flood);
-    return rmSync(dataDir, { recursive: true, force: true });
+    return rmSync(benchDir, { recursive: true, force: true });
   }
   if (process.env.BENCH_SCENARIO === 'event-loop') {
     const compare = process.env.BENCH_COMPARE_MAIN ? ` BENCH_COMPARE_MAIN=${process.env.BENCH_COMPARE_MAIN} BENCH_COMPARE_LABEL='${process.env.BENCH_COMPARE_LABEL ?? ''}'` : '';
@@ -553,7 +555,7 @@ async function main() {
     const section = await eventLoopSection(storages[0]!, command);
     console.log(section);
     writeSection(EVENT_LOOP_TITLE, section);
-    return rmSync(dataDir, { recursive: true, force: true });
+    return rmSync(benchDir, { recursive: true, force: true });
   }
 
   const samples: Samples = {};
@@ -596,7 +598,7 @@ async function main() {
     }
   }
   const flood = await tokenFloodSection(storages, `BENCH_DURATION=${DURATION}${postgres} node_modules/.bin/tsx bench/server.ts (part of \`make bench\`)`);
-  rmSync(dataDir, { recursive: true, force: true });
+  rmSync(benchDir, { recursive: true, force: true });
 
   const generateStarted = performance.now();
   // On every CPU, as `make generate` runs (not on this process's pinned one).

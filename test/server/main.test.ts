@@ -4,7 +4,7 @@ import { execFile } from 'node:child_process';
 import { request as httpRequest } from 'node:http';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { freePort, startProcess, type Started } from '../support/processes.ts';
@@ -16,7 +16,9 @@ let dataDir: string;
 let server: Started;
 let url: string;
 beforeAll(async () => {
-  dataDir = await mkdtemp(join(tmpdir(), 'main-'));
+  // The data directory inside a directory of its own, which also takes the key file the server
+  // writes beside it (`<DATA_DIR>.encryption-key`), so that removing it leaves nothing behind.
+  dataDir = join(await mkdtemp(join(tmpdir(), 'main-')), 'data');
   const port = await freePort();
   server = await startProcess(`${ROOT}node_modules/.bin/tsx`, ['server/main.ts'], /listening on http:\/\/\S+/, {
     cwd: ROOT,
@@ -26,7 +28,7 @@ beforeAll(async () => {
 });
 afterAll(async () => {
   await server?.stop();
-  await rm(dataDir, { recursive: true, force: true });
+  await rm(dirname(dataDir), { recursive: true, force: true });
 });
 
 /** A token request whose body is sent in two parts, `pauseMs` apart: in flight in between. */

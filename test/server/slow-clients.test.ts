@@ -3,7 +3,7 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { freePort, startProcess, type Started } from '../support/processes.ts';
 import { AUTH_BUNDLE } from './support/server.ts';
@@ -14,7 +14,9 @@ let server: Started;
 let port: number;
 
 beforeAll(async () => {
-  dataDir = await mkdtemp(join(tmpdir(), 'slow-'));
+  // The data directory inside a directory of its own, which also takes the key file the server
+  // writes beside it (`<DATA_DIR>.encryption-key`), so that removing it leaves nothing behind.
+  dataDir = join(await mkdtemp(join(tmpdir(), 'slow-')), 'data');
   port = await freePort();
   server = await startProcess(`${ROOT}node_modules/.bin/tsx`, ['server/main.ts'], /listening on http:\/\/\S+/, {
     cwd: ROOT,
@@ -26,7 +28,7 @@ beforeAll(async () => {
 });
 afterAll(async () => {
   await server?.stop();
-  await rm(dataDir, { recursive: true, force: true });
+  await rm(dirname(dataDir), { recursive: true, force: true });
 });
 
 /** Sends `parts` over a raw socket, `gapMs` apart, and resolves with what the server answered and when. */
