@@ -28,16 +28,14 @@ export interface Store extends Queryable {
 /**
  * A driver's error with the statement's values taken out, so that no log line or response carries
  * them (a merchant's notification password is one): PGlite's `params` holds them all, PostgreSQL's
- * `detail` and `where` may quote them, and its message quotes the input it could not read
- * (`invalid input syntax for type uuid: "..."`). The SQL text, SQLSTATE `code`, table and
- * constraint stay for the log.
+ * `detail`, `where`, `hint` and `internalQuery` may quote them, and its message quotes the input it
+ * could not read (`invalid input syntax for type uuid: "..."`). The SQL text, SQLSTATE `code`,
+ * table and constraint stay for the log.
  */
 export function rethrowWithoutValues(error: unknown): never {
   if (error instanceof Error) {
     const fields = error as Error & Record<string, unknown>;
-    delete fields.params;
-    delete fields.detail;
-    delete fields.where;
+    for (const field of ['params', 'detail', 'where', 'hint', 'internalQuery']) delete fields[field];
     const quoted = error.message;
     error.message = quoted.replace(/: ".*"$/s, ': "[redacted]"');
     error.stack = error.stack?.replace(quoted, error.message);

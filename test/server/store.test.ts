@@ -11,7 +11,7 @@ import { createLogger } from '../../server/http/logging.ts';
 import { DEMO_SELLER, DEMO_SELLER_ID, ensureDemoSeller } from '../../server/sandbox/demo-seller.ts';
 import { encryptionKeyFileOf } from '../../server/store/encryption-key.ts';
 import { listMigrations, migrate } from '../../server/store/migrate.ts';
-import { type Store } from '../../server/store/store.ts';
+import { rethrowWithoutValues, type Store } from '../../server/store/store.ts';
 import { DEMO, ISSUER, startTestServer, tokenForm } from './support/server.ts';
 import { DATABASE_URL, freshPostgresSchema, openTestStore } from './support/stores.ts';
 
@@ -206,5 +206,31 @@ describe('PGlite data directory', () => {
     } finally {
       await Promise.all([rm(dataDir, { recursive: true, force: true }), rm(encryptionKeyFileOf(dataDir), { force: true })]);
     }
+  });
+});
+
+describe('rethrowWithoutValues', () => {
+  it('takes out every field of a driver error that may quote a value, and the value its message quotes', () => {
+    const secret = 'notification-password-9f8e7d';
+    const error = Object.assign(new Error(`invalid input syntax for type json: "${secret}"`), {
+      code: '22P02',
+      table: 'web_checkout_configurations',
+      constraint: 'some_check',
+      params: [secret],
+      detail: `Token "${secret}" is invalid.`,
+      where: `JSON data, line 1: ${secret}`,
+      hint: `Perhaps "${secret}"`,
+      internalQuery: `SELECT '${secret}'`,
+    });
+    let thrown: unknown;
+    try {
+      rethrowWithoutValues(error);
+    } catch (e) {
+      thrown = e;
+    }
+    expect(thrown).toBe(error);
+    expect(error).toMatchObject({ code: '22P02', table: 'web_checkout_configurations', constraint: 'some_check', message: 'invalid input syntax for type json: "[redacted]"' });
+    for (const field of ['params', 'detail', 'where', 'hint', 'internalQuery']) expect(error).not.toHaveProperty(field);
+    expect(`${JSON.stringify(error)} ${error.message} ${error.stack}`).not.toContain(secret);
   });
 });
