@@ -42,6 +42,16 @@ export function redactUrl(url: string): string {
 }
 
 /**
+ * A Referer as logged: secret-named query parameters redacted (redactUrl), and neither the
+ * fragment (`#access_token=…` of an implicit grant) nor a `user:password@` kept. Browsers send
+ * neither; any other client may.
+ */
+export function redactReferer(referer: string): string {
+  const withoutFragment = referer.split('#', 1)[0]!;
+  return redactUrl(withoutFragment.replace(/^([a-z][a-z0-9+.-]*:\/\/)[^/?@]*@/i, `$1${CENSOR}@`));
+}
+
+/**
  * pino's request serializer, with secret-named query parameters redacted from `url`, `query` and
  * the `Referer` header (a page that sent its visitor here may carry a token in its own URL).
  */
@@ -50,7 +60,7 @@ function serializeRequest(req: IncomingMessage) {
   serialized.url = redactUrl(serialized.url);
   const referer = serialized.headers?.referer;
   // A copy: the serializer hands back the request's own headers object.
-  if (typeof referer === 'string') serialized.headers = { ...serialized.headers, referer: redactUrl(referer) };
+  if (typeof referer === 'string') serialized.headers = { ...serialized.headers, referer: redactReferer(referer) };
   if (serialized.query) {
     serialized.query = Object.fromEntries(Object.entries(serialized.query).map(([k, v]) => [k, SECRET_PARAMETER.test(k) ? CENSOR : v]));
   }

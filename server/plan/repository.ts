@@ -1,7 +1,7 @@
 // SQL of recurrence plans, the sellers' Recurrence product flag and the recurrence audit trail.
 import type { components } from '../http/contract.ts';
 import { isoSeconds } from '../http/time.ts';
-import type { Queryable } from '../store/store.ts';
+import { instantAsEpochMs, type Queryable } from '../store/store.ts';
 
 export type Plan = components['schemas']['Plan'];
 export type PlanStatus = components['schemas']['PlanStatus'];
@@ -15,7 +15,7 @@ export interface RecurrenceSeller {
   recurrenceEnabled: boolean;
 }
 
-/** A plan as its columns read (`create_date` a Date from the driver, a string from JSON). */
+/** A plan as its columns read. */
 export interface PlanRow {
   plan_id: string;
   seller_id: string;
@@ -31,7 +31,8 @@ export interface PlanRow {
   specific_cycle_in_days: number | null;
   floating_data: StoredPlan['floating_data'];
   status: PlanStatus;
-  create_date: Date | string;
+  /** A Date from the driver; milliseconds since the epoch from planJson. */
+  create_date: Date | number;
 }
 
 export function planOf(row: PlanRow): StoredPlan {
@@ -56,8 +57,9 @@ export function planOf(row: PlanRow): StoredPlan {
   };
 }
 
-const PLAN_COLUMNS = `plan_id, seller_id, name, description, amount, currency, payment_types, sales_tax, product_type,
-  period_type, billing_cycle, specific_cycle_in_days, floating_data, status, create_date`;
+const PLAN_FIELDS = `plan_id, seller_id, name, description, amount, currency, payment_types, sales_tax, product_type,
+  period_type, billing_cycle, specific_cycle_in_days, floating_data, status`;
+const PLAN_COLUMNS = `${PLAN_FIELDS}, create_date`;
 
 /**
  * SQL of the seller's plan as one JSON object of its columns (a PlanRow; NULL when there is none),
@@ -65,7 +67,8 @@ const PLAN_COLUMNS = `plan_id, seller_id, name, description, amount, currency, p
  * expressions of that statement (column references), never values.
  */
 export const planJson = (sellerId: string, planId: string) =>
-  `(SELECT row_to_json(p) FROM (SELECT ${PLAN_COLUMNS} FROM plans WHERE plan_id = ${planId} AND seller_id = ${sellerId}) p)`;
+  `(SELECT row_to_json(p) FROM (SELECT ${PLAN_FIELDS}, ${instantAsEpochMs('create_date')} AS create_date FROM plans
+     WHERE plan_id = ${planId} AND seller_id = ${sellerId}) p)`;
 
 export function planRepository(db: Queryable) {
   return {

@@ -26,18 +26,26 @@ export interface Store extends Queryable {
 }
 
 /**
+ * SQL of an instant (a timestamptz column) as milliseconds since the epoch, for a value read as
+ * JSON (row_to_json, json_agg). JSON has no instant: PostgreSQL would write it as text in the
+ * session's time zone, whose historic offsets carry seconds (São Paulo before 1914: `-03:06:28`)
+ * that `Date` cannot read. Floored, as the driver's own Dates keep whole milliseconds.
+ */
+export const instantAsEpochMs = (column: string) => `floor(extract(epoch FROM ${column}) * 1000)`;
+
+/**
  * A driver's error with the statement's values taken out, so that no log line or response carries
  * them (a merchant's notification password is one): PGlite's `params` holds them all, PostgreSQL's
  * `detail`, `where`, `hint` and `internalQuery` may quote them, and its message quotes the input it
- * could not read (`invalid input syntax for type uuid: "..."`). The SQL text, SQLSTATE `code`,
- * table and constraint stay for the log.
+ * could not read (`invalid input syntax for type uuid: "..."`, `value "..." is out of range for
+ * type integer`). The SQL text, SQLSTATE `code`, table and constraint stay for the log.
  */
 export function rethrowWithoutValues(error: unknown): never {
   if (error instanceof Error) {
     const fields = error as Error & Record<string, unknown>;
     for (const field of ['params', 'detail', 'where', 'hint', 'internalQuery']) delete fields[field];
     const quoted = error.message;
-    error.message = quoted.replace(/: ".*"$/s, ': "[redacted]"');
+    error.message = quoted.replace(/: ".*"$/s, ': "[redacted]"').replace(/^value ".*" is out of range/s, 'value "[redacted]" is out of range');
     error.stack = error.stack?.replace(quoted, error.message);
   }
   throw error;

@@ -3,7 +3,7 @@
 import type { ChargeResult } from '../acquirer/index.ts';
 import type { components } from '../http/contract.ts';
 import { planJson, planOf, type PlanRow, type StoredPlan } from '../plan/repository.ts';
-import type { Queryable } from '../store/store.ts';
+import { instantAsEpochMs, type Queryable } from '../store/store.ts';
 
 type Schemas = components['schemas'];
 export type SubscriptionStatus = Schemas['SubscriptionStatus'];
@@ -82,9 +82,12 @@ const INSTALLMENT_COLUMNS = `installment, original_scheduled_date::text AS "orig
   original_amount AS "originalAmount", scheduled_date::text AS "scheduledDate", amount, floating, status, attempts,
   next_attempt_on::text AS "nextAttemptOn"`;
 
-const PAYMENT_COLUMNS = `payment_id AS "paymentId", subscription_id AS "subscriptionId", seller_id AS "sellerId",
-  installment, attempt, order_id AS "orderId", amount, currency, status, delayed, acquirer_result AS "acquirerResult",
-  payment_received_timestamp AS "paymentReceivedTimestamp", created_at AS "createdAt"`;
+const PAYMENT_FIELDS = `payment_id AS "paymentId", subscription_id AS "subscriptionId", seller_id AS "sellerId",
+  installment, attempt, order_id AS "orderId", amount, currency, status, delayed, acquirer_result AS "acquirerResult"`;
+const PAYMENT_COLUMNS = `${PAYMENT_FIELDS}, payment_received_timestamp AS "paymentReceivedTimestamp", created_at AS "createdAt"`;
+/** The same, read as JSON: its instants as milliseconds since the epoch (instantAsEpochMs). */
+const PAYMENT_JSON_COLUMNS = `${PAYMENT_FIELDS}, ${instantAsEpochMs('payment_received_timestamp')} AS "paymentReceivedTimestamp",
+  ${instantAsEpochMs('created_at')} AS "createdAt"`;
 
 /** A subscription with what its GET answers: its plan, its installments in order, its latest payment. */
 export interface SubscriptionView {
@@ -95,8 +98,8 @@ export interface SubscriptionView {
   payment?: PaymentRow;
 }
 
-/** A payment as JSON brings it: its instants as text. */
-type PaymentJson = Omit<PaymentRow, 'paymentReceivedTimestamp' | 'createdAt'> & { paymentReceivedTimestamp: string | null; createdAt: string };
+/** A payment as JSON brings it: its instants as milliseconds since the epoch. */
+type PaymentJson = Omit<PaymentRow, 'paymentReceivedTimestamp' | 'createdAt'> & { paymentReceivedTimestamp: number | null; createdAt: number };
 
 const json = (value: unknown) => (value === null || value === undefined ? null : JSON.stringify(value));
 
@@ -128,7 +131,7 @@ export function subscriptionRepository(db: Queryable) {
     /**
      * The seller's subscription and what its GET answers, in one statement (one snapshot, and one
      * round trip instead of four): plan, installments and latest payment as JSON of the very
-     * columns their own reads select. JSON has no instant: the payment's come back as Dates here.
+     * columns their own reads select, instants as epoch milliseconds (made Dates again here).
      */
     async findSubscriptionView(sellerId: string, subscriptionId: string): Promise<SubscriptionView | undefined> {
       const { rows } = await db.query<SubscriptionRow & { plan: PlanRow | null; installments: InstallmentRow[]; payment: PaymentJson | null }>(
@@ -136,7 +139,7 @@ export function subscriptionRepository(db: Queryable) {
            ${planJson('s.seller_id', 's.plan_id')} AS plan,
            (SELECT coalesce(json_agg(i ORDER BY i.installment), '[]') FROM (SELECT ${INSTALLMENT_COLUMNS} FROM subscription_installments
              WHERE subscription_id = s.subscription_id) i) AS installments,
-           (SELECT row_to_json(p) FROM (SELECT ${PAYMENT_COLUMNS} FROM subscription_payments WHERE subscription_id = s.subscription_id
+           (SELECT row_to_json(p) FROM (SELECT ${PAYMENT_JSON_COLUMNS} FROM subscription_payments WHERE subscription_id = s.subscription_id
              ORDER BY installment DESC, attempt DESC LIMIT 1) p) AS payment
          FROM subscriptions s WHERE subscription_id = $1 AND seller_id = $2`,
         [subscriptionId, sellerId],

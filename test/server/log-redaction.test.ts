@@ -2,7 +2,7 @@
 // from a page that had them in its own (`Referer`): the request log, even at trace level, carries
 // the URL, the query and the Referer with those values redacted, and the other parameters as sent.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { redactUrl } from '../../server/http/logging.ts';
+import { redactReferer, redactUrl } from '../../server/http/logging.ts';
 import { AUTH_BUNDLE, startTestServer, tokenForm, type TestServer } from './support/server.ts';
 
 const SECRETS = {
@@ -60,5 +60,18 @@ describe('redactUrl', () => {
     ['/a', '/a'],
   ])('%s is logged as %s', (url, logged) => {
     expect(redactUrl(url)).toBe(logged);
+  });
+});
+
+describe('redactReferer', () => {
+  it.each([
+    ['https://shop.example/cb#access_token=SECRET1&state=x', 'https://shop.example/cb'],
+    ['https://shop.example/cb?x=1#access_token=SECRET2', 'https://shop.example/cb?x=1'],
+    ['https://user:SECRET5@shop.example/a?token=SECRET6&page=2', 'https://[redacted]@shop.example/a?token=[redacted]&page=2'],
+    ['https://shop.example/a?next=%2Fb&title=Caf%C3%A9', 'https://shop.example/a?next=%2Fb&title=Caf%C3%A9'],
+    ['not a url at all', 'not a url at all'],
+    ['', ''],
+  ])('%s is logged as %s', (referer, logged) => {
+    expect(redactReferer(referer)).toBe(logged);
   });
 });

@@ -92,6 +92,9 @@ describe('the PGlite worker store', () => {
     expect(error).not.toHaveProperty('where');
     const quoted = await store.query('SELECT $1::uuid', [secret]).catch((e: Error) => e);
     expect(quoted).toMatchObject({ code: '22P02', message: 'invalid input syntax for type uuid: "[redacted]"' });
+    const outOfRange = await store.query('SELECT $1::int', ['99999999999']).catch((e: Error) => e);
+    expect(outOfRange).toMatchObject({ code: '22003', message: 'value "[redacted]" is out of range for type integer' });
+    expect(`${JSON.stringify(outOfRange)} ${(outOfRange as Error).stack}`).not.toContain('99999999999');
     for (const e of [error, quoted]) {
       expect(`${JSON.stringify(e)} ${(e as Error).message} ${(e as Error).stack}`).not.toContain(secret);
     }

@@ -2,21 +2,36 @@
 // (subscriptionRepository's findSubscriptionView). It must give exactly what the four reads of
 // their own give, value for value and type for type (Dates stay Dates, numbers numbers), on
 // subscriptions in every shape: charged month after month with a floating installment, denied and
-// retried, not started yet (no payment), and another seller's.
+// retried, not started yet (no payment), on a clock in 1800, and another seller's. On PostgreSQL, each
+// in a session on UTC and on São Paulo's time zone, whose offsets before 1914 carry seconds
+// (`-03:06:28`): an instant read through JSON as text in that zone would not parse.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { planRepository } from '../../server/plan/repository.ts';
+import type { Store } from '../../server/store/store.ts';
 import { subscriptionRepository, type SubscriptionView } from '../../server/subscription/repository.ts';
-import { ADMIN, startPlatformServer, type TestServer } from './support/server.ts';
+import { ADMIN, startTestServer, type TestServer } from './support/server.ts';
+import { freshPostgresSchema, openTestStore } from './support/stores.ts';
 import { addSeller, createPlan, STORES, subscribe, subscriptionBody, SUBSCRIPTIONS, type TestSeller } from './support/recurrence.ts';
 
 const CLOCKS = '/sandbox/v1/test-clocks';
+const ZONES = ['UTC', 'America/Sao_Paulo'];
 
-describe.each(STORES)('one read of a subscription and what its GET answers, on %s', (kind) => {
+/** A store whose sessions run in `timeZone` (PostgreSQL) or PGlite as the sandbox opens it. */
+async function storeInZone(kind: 'pglite' | 'postgres', timeZone: string): Promise<Store> {
+  return kind === 'postgres' ? (await freshPostgresSchema({ timeZone }))() : openTestStore({});
+}
+
+// PGlite's one session is always on UTC (the sandbox never changes it); a PostgreSQL server's
+// sessions are on whatever zone its configuration says.
+const CASES = STORES.flatMap((kind) => (kind === 'postgres' ? ZONES : ['UTC']).map((zone) => [kind, zone] as const));
+
+describe.each(CASES)('one read of a subscription and what its GET answers, on %s in %s', (kind, zone) => {
   let server: TestServer;
   let seller: TestSeller;
   let other: TestSeller;
   beforeAll(async () => {
-    server = await startPlatformServer(kind);
+    server = await startTestServer({ store: await storeInZone(kind, zone) });
+    expect((await server.store.query<{ zone: string }>('SELECT current_setting($1) AS zone', ['TimeZone'])).rows[0]!.zone).toBe(zone);
     seller = await addSeller(server);
     other = await addSeller(server);
   });
@@ -110,6 +125,19 @@ describe.each(STORES)('one read of a subscription and what its GET answers, on %
     expect(view).not.toHaveProperty('payment');
     expect(view.installments).toHaveLength(12);
     expect(view.subscription.installmentStartDate).toBe('2026-03-01');
+  });
+
+  it('a subscription on a clock in 1800: its instants come back whole', async () => {
+    const plan = await createPlan(server, seller);
+    await clockFor('15350946056', '1800-01-01T12:00:00Z');
+    const created = await subscribe(server, seller, subscriptionBody(seller, plan, { customer_id: '15350946056' }));
+    expect(created).toMatchObject({ create_date: '1800-01-01T12:00:00Z', payment: { status: 'approved' } });
+    const view = await expectSameView(created.subscription.subscription_id);
+    expect(view.payment!.createdAt).toEqual(new Date('1800-01-01T12:00:00Z'));
+    expect(view.subscription.createDate).toEqual(new Date('1800-01-01T12:00:00Z'));
+    const got = await server.http.get(`${SUBSCRIPTIONS}/${created.subscription.subscription_id}`).set(seller.auth);
+    expect(got.status).toBe(200);
+    expect(got.body).toMatchObject({ create_date: '1800-01-01T12:00:00Z', plan: { plan_id: plan.plan_id, create_date: plan.create_date } });
   });
 
   it("another seller's subscription, or none: nothing, and GET answers the same 404", async () => {

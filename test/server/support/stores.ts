@@ -31,15 +31,18 @@ export async function dropFreshSchemas(): Promise<void> {
   await admin.close();
 }
 
-/** A new empty schema on the PostgreSQL server, and a way to open stores on it (each another instance). */
-export async function freshPostgresSchema(): Promise<() => Promise<Store>> {
+/**
+ * A new empty schema on the PostgreSQL server, and a way to open stores on it (each another
+ * instance); `timeZone` sets the sessions' TimeZone (the server's default otherwise).
+ */
+export async function freshPostgresSchema(options: { timeZone?: string } = {}): Promise<() => Promise<Store>> {
   const schema = `t_${randomUUID().replace(/-/g, '')}`;
   schemas.push(schema);
   const admin = await openStore({ databaseUrl: DATABASE_URL });
   await admin.exec(`CREATE SCHEMA ${schema}`);
   await admin.close();
   const url = new URL(DATABASE_URL!);
-  url.searchParams.set('options', `-c search_path=${schema}`);
+  url.searchParams.set('options', `-c search_path=${schema}${options.timeZone ? ` -c TimeZone=${options.timeZone}` : ''}`);
   return () => openStore({ databaseUrl: url.toString() });
 }
 
