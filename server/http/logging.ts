@@ -28,17 +28,26 @@ export const REDACTED_PATHS = [
  * `access_token`, `refresh_token`, `token`, `password`, `api_key`, `authorization`, `key`, ...
  * A careless client may send them in a URL; their values never reach a log line.
  */
-const SECRET_PARAMETER = /secret|token|passw(or)?d|pwd|api[-_]?key|^key$|auth|credential|signature|session|cookie|jwt/i;
+const SECRET_PARAMETER = new RegExp(
+  [
+    'secret|token|passw(or)?d|pwd|api[-_]?key|^key$|auth|credential|signature|session|cookie|jwt',
+    // Card data, as the body keys above: number, security code, expiry, cryptogram.
+    'card|^pan$|cvv|cvc|cvn|security[-_]?code|^expiry|^exp[-_]?(month|year|date)$|cryptogram',
+  ].join('|'),
+  'i',
+);
 
-/** The URL as sent, with the values of secret-named query parameters replaced (the rest byte for byte). */
+/**
+ * The URL as sent, with the values of secret-named query parameters replaced (the rest byte for
+ * byte); `&` and `;` both separate parameters.
+ */
 export function redactUrl(url: string): string {
   const at = url.indexOf('?');
   if (at < 0) return url;
-  const parameters = url.slice(at + 1).split('&').map((parameter) => {
-    const name = parameter.split('=', 1)[0]!;
-    return SECRET_PARAMETER.test(unescape(name)) ? `${name}=${CENSOR}` : parameter;
-  });
-  return `${url.slice(0, at)}?${parameters.join('&')}`;
+  const query = url.slice(at + 1).replace(/(^|[&;])([^&;=]*)(=[^&;]*)?/g, (parameter, separator: string, name: string) =>
+    SECRET_PARAMETER.test(unescape(name)) ? `${separator}${name}=${CENSOR}` : parameter,
+  );
+  return `${url.slice(0, at)}?${query}`;
 }
 
 /**
@@ -48,19 +57,25 @@ export function redactUrl(url: string): string {
  */
 export function redactReferer(referer: string): string {
   const withoutFragment = referer.split('#', 1)[0]!;
-  return redactUrl(withoutFragment.replace(/^([a-z][a-z0-9+.-]*:\/\/)[^/?@]*@/i, `$1${CENSOR}@`));
+  // The authority's user information runs to its last `@`, as URL parsers read it; `\` counts as `/`.
+  return redactUrl(withoutFragment.replace(/^((?:[a-z][a-z0-9+.-]*:)?[\\/]{2})[^/?\\]*@/i, `$1${CENSOR}@`));
 }
 
 /**
  * pino's request serializer, with secret-named query parameters redacted from `url`, `query` and
- * the `Referer` header (a page that sent its visitor here may carry a token in its own URL).
+ * the `Referer` header (a page that sent its visitor here may carry a token in its own URL), and
+ * the values of secret-named headers (`Proxy-Authorization`, `X-Api-Key`, `X-Auth-Token`, ...).
  */
 function serializeRequest(req: IncomingMessage) {
   const serialized = pino.stdSerializers.req(req) as ReturnType<typeof pino.stdSerializers.req> & { query?: Record<string, unknown> };
   serialized.url = redactUrl(serialized.url);
-  const referer = serialized.headers?.referer;
   // A copy: the serializer hands back the request's own headers object.
-  if (typeof referer === 'string') serialized.headers = { ...serialized.headers, referer: redactReferer(referer) };
+  serialized.headers = Object.fromEntries(
+    Object.entries(serialized.headers ?? {}).map(([name, value]) => [
+      name,
+      SECRET_PARAMETER.test(name) ? CENSOR : name === 'referer' && typeof value === 'string' ? redactReferer(value) : value,
+    ]),
+  );
   if (serialized.query) {
     serialized.query = Object.fromEntries(Object.entries(serialized.query).map(([k, v]) => [k, SECRET_PARAMETER.test(k) ? CENSOR : v]));
   }

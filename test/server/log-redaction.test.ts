@@ -47,6 +47,19 @@ describe('secrets in request URLs', () => {
     // The request itself keeps its header as sent (the log works on a copy).
     expect(line?.req.headers['x-request-id']).toBe('referer-secrets');
   });
+
+  it('nor do secret-named headers other than Authorization', async () => {
+    const res = await server.http
+      .get('/sandbox/v1/jwks')
+      .set('x-request-id', 'header-secrets')
+      .set('Proxy-Authorization', 'Basic cHJveHktc2VjcmV0LTk=')
+      .set('X-Api-Key', 'header-api-key-10')
+      .set('X-Auth-Token', 'header-auth-token-11');
+    expect(res.status).toBe(200);
+    for (const value of ['cHJveHktc2VjcmV0LTk=', 'header-api-key-10', 'header-auth-token-11']) expect(server.logs.text).not.toContain(value);
+    const line = server.logs.lines.find((l) => l.req?.id === 'header-secrets' && l.msg === 'request completed');
+    expect(line?.req.headers).toMatchObject({ 'proxy-authorization': '[redacted]', 'x-api-key': '[redacted]', 'x-auth-token': '[redacted]', 'x-request-id': 'header-secrets' });
+  });
 });
 
 describe('redactUrl', () => {
@@ -57,6 +70,9 @@ describe('redactUrl', () => {
     ['/a?x_api_key=k&apikey=k&key=k&monkey=m', '/a?x_api_key=[redacted]&apikey=[redacted]&key=[redacted]&monkey=m'],
     ['/a?access_token', '/a?access_token=[redacted]'],
     ['/a?title=Caf%C3%A9&page=1', '/a?title=Caf%C3%A9&page=1'],
+    ['/pay/x?card_number=4111111111111111&security_code=123&expiry=12/30&cvv=999&page=1', '/pay/x?card_number=[redacted]&security_code=[redacted]&expiry=[redacted]&cvv=[redacted]&page=1'],
+    ['/a?a=1;token=t;b=2', '/a?a=1;token=[redacted];b=2'],
+    ['/a?expiration_start=2026-01-01&created_at_start=2026-01-01', '/a?expiration_start=2026-01-01&created_at_start=2026-01-01'],
     ['/a', '/a'],
   ])('%s is logged as %s', (url, logged) => {
     expect(redactUrl(url)).toBe(logged);
@@ -68,6 +84,11 @@ describe('redactReferer', () => {
     ['https://shop.example/cb#access_token=SECRET1&state=x', 'https://shop.example/cb'],
     ['https://shop.example/cb?x=1#access_token=SECRET2', 'https://shop.example/cb?x=1'],
     ['https://user:SECRET5@shop.example/a?token=SECRET6&page=2', 'https://[redacted]@shop.example/a?token=[redacted]&page=2'],
+    ['https://user:p@ss-w0rd@shop.example/', 'https://[redacted]@shop.example/'],
+    ['//user:pw@shop.example/a', '//[redacted]@shop.example/a'],
+    ['https:\\\\user:pw@shop.example/a', 'https:\\\\[redacted]@shop.example/a'],
+    ['https://shop.example/a?next=user@example.com', 'https://shop.example/a?next=user@example.com'],
+    ['https://shop.example/checkout?card_number=5555555555554444&cvv=999', 'https://shop.example/checkout?card_number=[redacted]&cvv=[redacted]'],
     ['https://shop.example/a?next=%2Fb&title=Caf%C3%A9', 'https://shop.example/a?next=%2Fb&title=Caf%C3%A9'],
     ['not a url at all', 'not a url at all'],
     ['', ''],
