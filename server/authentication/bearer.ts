@@ -3,6 +3,7 @@
 import type { Request, RequestHandler } from 'express';
 import { AccessTokenRejected, type AccessTokenClaims, type VerifyAccessToken } from './access-tokens.ts';
 import { ApiError } from '../http/errors.ts';
+import { recurrenceError } from '../http/recurrence-errors.ts';
 
 declare global {
   // eslint-disable-next-line @typescript-eslint/no-namespace
@@ -52,4 +53,15 @@ export function requireAccessToken(verify: VerifyAccessToken): RequestHandler {
 export function accessTokenOf(req: Pick<Request, 'accessToken' | 'method' | 'path'>): AccessTokenClaims {
   if (!req.accessToken) throw new Error(`${req.method} ${req.path} reads the access token without requireAccessToken`);
   return req.accessToken;
+}
+
+/**
+ * The claims of a request of a recurrence area (subscription, plan, subscription webhook): there
+ * too the seller id must be a GUID, or 400 in the area's error shape (the id is not echoed back).
+ * This server issues no other kind of token; one signed elsewhere never reaches the SQL.
+ */
+export function recurrenceTokenOf(req: Pick<Request, 'accessToken' | 'method' | 'path'>): AccessTokenClaims {
+  const token = accessTokenOf(req);
+  if (!isGuid(token.sellerId)) throw recurrenceError(400, 'The seller id must be a valid GUID');
+  return token;
 }

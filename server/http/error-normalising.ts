@@ -14,11 +14,13 @@ function problemOf(item: { path: string; message: string; errorCode?: string }):
     location,
     pointer: location ? (rest.length ? `/${rest.join('/')}` : '') : item.path,
     keyword: item.errorCode?.split('.')[0],
-    // The contract's Text rule in words, not as the pattern that carries it.
-    message: item.message === TEXT_RULE_BROKEN ? NOT_TEXT : item.message,
+    // The contract's Text rule in words, not as the pattern that carries it; the validator's
+    // undecodable-path message without its stray quote.
+    message: item.message === TEXT_RULE_BROKEN ? NOT_TEXT : item.message === MALFORMED_URI ? 'malformed uri' : item.message,
   };
 }
 const TEXT_RULE_BROKEN = `must match pattern "${TEXT_PATTERN}"`;
+const MALFORMED_URI = "malformed uri'";
 
 /**
  * The validator reports every broken rule (allErrors): keep one problem per field, the first, and

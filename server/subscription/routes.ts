@@ -1,6 +1,6 @@
 // Subscription API (HTTP ↔ domain): create, read, change one installment.
 import type { AreaRoutes } from '../http/area-routes.ts';
-import { accessTokenOf } from '../authentication/bearer.ts';
+import { recurrenceTokenOf } from '../authentication/bearer.ts';
 import { typedRouter } from '../http/typed-router.ts';
 import { createSubscription, getSubscription, RecurrenceProductOff, updateFloatingInstallment } from './service.ts';
 
@@ -11,13 +11,13 @@ export const subscriptionRoutes: AreaRoutes = ({ store }) => {
   const api = typedRouter();
 
   api.post('/rpy/be-subscription/v1/subscriptions', async (req, res) => {
-    const subscription = await createSubscription(store, { token: accessTokenOf(req), body: req.body, username: req.get('username') });
+    const subscription = await createSubscription(store, { token: recurrenceTokenOf(req), body: req.body, username: req.get('username') });
     res.status(201).json(subscription);
   });
 
   api.get('/rpy/be-subscription/v1/subscriptions/{subscription_id}', async (req, res) => {
     const subscription = await getSubscription(store, {
-      token: accessTokenOf(req),
+      token: recurrenceTokenOf(req),
       subscriptionId: req.params.subscription_id,
       expand: listOf(req.query.expand),
     });
@@ -28,7 +28,7 @@ export const subscriptionRoutes: AreaRoutes = ({ store }) => {
     const subscriptionId = req.params.subscriptionId;
     try {
       const result = await updateFloatingInstallment(store, {
-        token: accessTokenOf(req),
+        token: recurrenceTokenOf(req),
         subscriptionId,
         installment: Number(req.params.installment),
         change: req.body,

@@ -120,6 +120,16 @@ describe('subscription, plan and webhook shape', () => {
     });
   });
 
+  it('answers an undecodable path (a lone %) with 400 saying so', async () => {
+    const res = await sandbox.http.get('/rpy/be-subscription/v1/subscriptions/%').set(bearer(token));
+    expectError(res, 400, {
+      message: 'Invalid request',
+      name: 'be-subscription',
+      status_code: 400,
+      details: [{ error_code: 'invalid_field', description: 'malformed uri', description_detail: '/rpy/be-subscription/v1/subscriptions/%' }],
+    });
+  });
+
   it('answers an unexpected failure with 500, revealing nothing, and logs it', async () => {
     const res = await sandbox.http.get('/rpy/be-subscription/v1/subscriptions/abc').set(bearer(token));
     expectError(res, 500, { message: 'Internal server error', name: 'be-subscription', status_code: 500 });
