@@ -2,6 +2,7 @@
 import { randomUUID } from 'node:crypto';
 import { brandOfBin } from '../acquirer/brands.ts';
 import type { AccessTokenClaims } from '../authentication/access-tokens.ts';
+import { LAST_DATE, withinPlatformDates } from '../http/date-formats.ts';
 import type { components } from '../http/contract.ts';
 import { MAX_AMOUNT, withinAmountBound } from '../http/amounts.ts';
 import { ApiError, type Problem } from '../http/errors.ts';
@@ -41,6 +42,7 @@ export const MESSAGES = {
   alreadyCharged: 'Installment has already been charged',
   dateOutOfOrder: 'new_scheduled_date must be after today and keep the installments in order',
   chargeTooLarge: `An installment plus the shippings must be at most ${MAX_AMOUNT} minor units`,
+  scheduleTooLate: `The plan's installments from this start date would run past ${LAST_DATE}`,
 } as const;
 
 /** Every charge (an installment's amount plus the shippings) must be an amount the contract carries. */
@@ -197,6 +199,7 @@ export async function createSubscription(store: Store, input: CreateSubscription
     if (!brand) throw refuse(MESSAGES.unknownBrand);
 
     const installments = installmentRows(plan, start);
+    if (!withinPlatformDates(installments[installments.length - 1]!.scheduledDate)) throw refuse(MESSAGES.scheduleTooLate);
     const shippingAmount = (body.subscription.shippings ?? []).reduce((sum, s) => sum + (s.shipping_amount ?? 0), 0);
     if (!chargesWithinBound(installments.map((i) => i.amount), shippingAmount)) throw refuse(MESSAGES.chargeTooLarge);
     const scheduled = start > today;

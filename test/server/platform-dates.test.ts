@@ -1,0 +1,87 @@
+// Dates and instants outside years 1000-9999 (server/http/date-formats.ts): PostgreSQL refuses year
+// 0 (a 500 before), JavaScript reads years 0-99 as 1900-1999 (a clock set in 0049 came back in
+// 2049), and a schedule running past 9999 could not be answered (a 500, with the subscription
+// stored). Each is now refused in its area's shape, and nothing is stored.
+import { describe, expect, it, beforeAll, afterAll } from 'vitest';
+import { PLATFORM_DATE_FORMATS } from '../../server/http/date-formats.ts';
+import { ADMIN, startPlatformServer, type TestServer } from './support/server.ts';
+import { addSeller, createPlan, STORES, subscriptionBody, SUBSCRIPTIONS, type TestSeller } from './support/recurrence.ts';
+
+const CLOCKS = '/sandbox/v1/test-clocks';
+
+describe('the date formats', () => {
+  it.each([
+    ['date', '1000-01-01', true],
+    ['date', '9999-12-31', true],
+    ['date', '0999-12-31', false],
+    ['date', '0000-01-01', false],
+    ['date-time', '2026-11-23T10:00:00Z', true],
+    ['date-time', '1000-01-01T00:00:00Z', true],
+    ['date-time', '9999-12-31T23:59:59.999Z', true],
+    ['date-time', '2026-12-31T23:59:60Z', true], // a leap second, as the validator's format allows it
+    ['date-time', '0049-01-01T00:00:00Z', false],
+    ['date-time', '1000-01-01T00:00:00+01:00', false], // 0999-12-31T23:00Z
+    ['date-time', '9999-12-31T23:59:59-01:00', false], // 10000-01-01T00:59:59Z
+    ['date-time', '2026-11-23', false],
+  ] as const)('%s %s: %s', (format, value, valid) => {
+    expect(PLATFORM_DATE_FORMATS[format].validate(value)).toBe(valid);
+  });
+});
+
+describe.each(STORES)('dates at the edges of the years the platform stores, on %s', (kind) => {
+  let server: TestServer;
+  let seller: TestSeller;
+  beforeAll(async () => {
+    server = await startPlatformServer(kind);
+    seller = await addSeller(server);
+  });
+  afterAll(() => server?.close());
+
+  const clock = (frozenTime: string, customerIds: string[] = ['11144477735']) =>
+    server.http.post(CLOCKS).set('Authorization', ADMIN).send({ seller_id: seller.sellerId, name: 'edge', frozen_time: frozenTime, customer_ids: customerIds });
+  const subscriptionsOfSeller = async () =>
+    (await server.store.query<{ n: number }>('SELECT count(*)::int AS n FROM subscriptions WHERE seller_id = $1', [seller.sellerId])).rows[0]!.n;
+
+  it('a list filter in year 0 is a 400 of the payment link area', async () => {
+    const res = await server.http.get('/dpy/payment-link/v1/payment-links?created_at_start=0000-01-01T00:00:00Z').set(seller.auth);
+    expect(res.status).toBe(400);
+    expect(res.body).toEqual({
+      error_code: 'invalid_request',
+      message: 'Invalid request',
+      status_code: 400,
+      details: [{ message: 'created_at_start must match format "date-time"', path: 'query.created_at_start' }],
+    });
+  });
+
+  it('a test clock in years 0-999 or past 9999 is refused; at the edges it reads back as set', async () => {
+    for (const frozen of ['0000-06-01T00:00:00Z', '0049-01-01T00:00:00Z', '0999-12-31T23:59:59Z', '9999-12-31T23:59:59-01:00']) {
+      const res = await clock(frozen);
+      expect(res.status, frozen).toBe(400);
+      expect(JSON.stringify(res.body)).toContain('frozen_time');
+    }
+    for (const [frozen, customer] of [['1000-01-01T00:00:00Z', '39053344705'], ['9999-12-31T23:59:59Z', '86288366757']]) {
+      const created = await clock(frozen!, [customer!]); // a customer is on one clock at most
+      expect(created.status, frozen).toBe(201);
+      const read = await server.http.get(`${CLOCKS}/${created.body.test_clock_id}`).set('Authorization', ADMIN);
+      expect(read.status).toBe(200);
+      expect(read.body.frozen_time).toBe(frozen);
+    }
+  });
+
+  it('a subscription whose schedule would run past 9999 is a 422, and nothing is stored', async () => {
+    const monthly = await createPlan(server, seller);
+    const longCycles = await createPlan(server, seller, { period: { type: 'specific', billing_cycle: 2, specific_cycle_in_days: 3_000_000 } });
+    expect((await clock('2026-01-10T09:00:00Z', ['52998224725'])).status).toBe(201);
+    const before = await subscriptionsOfSeller();
+    for (const [plan, start] of [[monthly, '9999-06-01'], [longCycles, undefined]] as const) {
+      const res = await server.http.post(SUBSCRIPTIONS).set(seller.auth).send(subscriptionBody(seller, plan, start ? { installment_start_date: start } : {}));
+      expect(res.status, JSON.stringify(res.body)).toBe(422);
+      expect(res.body).toMatchObject({ message: "The plan's installments from this start date would run past 9999-12-31", name: 'be-subscription', status_code: 422 });
+    }
+    expect(await subscriptionsOfSeller()).toBe(before);
+    // The last start that fits: 12 monthly installments from 9999-01-01 end on 9999-12-01.
+    const fits = await server.http.post(SUBSCRIPTIONS).set(seller.auth).send(subscriptionBody(seller, monthly, { installment_start_date: '9999-01-01' }));
+    expect(fits.status, JSON.stringify(fits.body)).toBe(201);
+    expect(fits.body).toMatchObject({ end_date: '9999-12-01T00:00:00Z', status: 'created' });
+  });
+});
