@@ -81,6 +81,15 @@ function count(name: string, value: string | undefined, fallback: number): numbe
   return n;
 }
 
+/** pino's levels, and `silent`. */
+const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
+
+function logLevel(value: string | undefined): string {
+  const level = value || 'info';
+  if (!LOG_LEVELS.includes(level)) throw new Error(`LOG_LEVEL must be one of ${LOG_LEVELS.join(', ')}, not ${value}`);
+  return level;
+}
+
 /** The documented default of SANDBOX_ADMIN_TOKEN: for a sandbox only this machine reaches. */
 export const DEFAULT_SANDBOX_ADMIN_TOKEN = 'sandbox-admin-token';
 
@@ -119,7 +128,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       clientId: env.SANDBOX_DEMO_CLIENT_ID || 'demo-seller-client',
       clientSecret: env.SANDBOX_DEMO_CLIENT_SECRET || 'demo-seller-secret',
     },
-    logLevel: env.LOG_LEVEL || 'info',
+    logLevel: logLevel(env.LOG_LEVEL),
     apiSpec: env.API_SPEC ? fromCwd(env.API_SPEC) : CONTRACT_BUNDLE(),
     rateLimit: { limit: count('RATE_LIMIT_PER_SECOND', env.RATE_LIMIT_PER_SECOND, 200), windowMs: 1000 },
     tokenFailedAttempts: { limit: count('TOKEN_FAILED_ATTEMPTS_PER_MINUTE', env.TOKEN_FAILED_ATTEMPTS_PER_MINUTE, 10), windowMs: 60_000 },

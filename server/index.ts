@@ -28,7 +28,10 @@ export interface StartSandboxOptions {
   logLevel?: string;
   /**
    * Any other documented variable (`SANDBOX_ADMIN_TOKEN`, `NOTIFICATION_RETRY_BASE_MS`, ...), as
-   * strings. The process environment is not read: a suite's sandbox is what it says here.
+   * strings. The process environment is not read: a suite's sandbox is what it says here. An
+   * option above wins over its variable here (`port` over `PORT`, `storage` and `dataDir` over
+   * `DATA_DIR`, `databaseUrl` over `DATABASE_URL`, `logLevel` over `LOG_LEVEL`); a variable applies
+   * when its option is not given.
    */
   env?: Record<string, string>;
 }
@@ -54,15 +57,22 @@ export interface Sandbox {
   close(): Promise<void>;
 }
 
+/** Where the sandbox keeps its data: the options first, then `env`, then memory. */
+function storageOf(options: StartSandboxOptions, env: Record<string, string>): Record<string, string> {
+  if (options.databaseUrl) return { DATABASE_URL: options.databaseUrl };
+  if (options.storage === 'disk') return { DATA_DIR: options.dataDir ?? env.DATA_DIR ?? '.data/pglite', DATABASE_URL: '' };
+  if (options.storage === 'memory') return { DATA_DIR: 'memory://', DATABASE_URL: '' };
+  return { DATA_DIR: env.DATA_DIR ?? 'memory://' };
+}
+
 export async function startSandbox(options: StartSandboxOptions = {}): Promise<Sandbox> {
-  const storage = options.databaseUrl ? {} : options.storage === 'disk' ? { DATA_DIR: options.dataDir ?? '.data/pglite' } : { DATA_DIR: 'memory://' };
+  const env = options.env ?? {};
   const config = loadConfig({
-    PORT: String(options.port ?? 0),
-    HOST: options.host ?? '127.0.0.1',
-    LOG_LEVEL: options.logLevel ?? 'silent',
-    ...storage,
-    ...(options.databaseUrl ? { DATABASE_URL: options.databaseUrl } : {}),
-    ...options.env,
+    ...env,
+    PORT: options.port !== undefined ? String(options.port) : (env.PORT ?? '0'),
+    HOST: options.host ?? env.HOST ?? '127.0.0.1',
+    LOG_LEVEL: options.logLevel ?? env.LOG_LEVEL ?? 'silent',
+    ...storageOf(options, env),
   });
   const running = await runSandbox(config, createLogger(config.logLevel));
   const adminToken = config.sandboxAdminToken;
