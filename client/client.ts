@@ -22,34 +22,34 @@ export interface PlatformClientOptions {
    */
   baseUrl: string;
   /** Token host of the environment; defaults to `baseUrl`. */
-  authUrl?: string;
+  authUrl?: string | undefined;
   /** Client credentials; needed for every operation except the public short-id lookup. */
-  clientId?: string;
-  clientSecret?: string;
+  clientId?: string | undefined;
+  clientSecret?: string | undefined;
   /** Scope asked by the `form` token endpoint; default `digital-plataform:gateway-api` (the seed's spelling). */
-  scope?: string;
+  scope?: string | undefined;
   /** `form` (default): credentials and scope in the form body; `basic`: credentials in a Basic header. */
-  tokenEndpoint?: TokenEndpointForm;
+  tokenEndpoint?: TokenEndpointForm | undefined;
   /** A token is renewed this many seconds before `expires_in` runs out (default 60). */
-  tokenSkewSeconds?: number;
+  tokenSkewSeconds?: number | undefined;
   /** Custom fetch (a proxy agent, a test double); receives the final request. */
-  fetch?: Fetch;
+  fetch?: Fetch | undefined;
   /** Time limit of each HTTP exchange in milliseconds (token request, call and each retry). */
-  timeoutMs?: number;
+  timeoutMs?: number | undefined;
   /** Aborts every call of the client (a shutdown); each call may also take its own `signal`. */
-  signal?: AbortSignal;
+  signal?: AbortSignal | undefined;
   /**
    * Retries of an operation that is safe to repeat (GET, token requests, the contract's idempotent
    * updates) after a connection failure, a 429 or a 502/503/504. Default 2; 0 turns retries off.
    * A creation (payment intent, subscription, product image) is never retried.
    */
-  maxRetries?: number;
+  maxRetries?: number | undefined;
   /** First backoff ceiling in milliseconds (default 500): retry n waits a random time in [0, base × 2^(n−1)]. */
-  retryBaseDelayMs?: number;
+  retryBaseDelayMs?: number | undefined;
   /** Longest wait before a retry (default 20 000); a longer `Retry-After` returns the answer instead. */
-  retryMaxDelayMs?: number;
+  retryMaxDelayMs?: number | undefined;
   /** Called after each HTTP exchange with its operation, URL, status and duration; never a header or body. */
-  observe?: RequestObserver;
+  observe?: RequestObserver | undefined;
 }
 
 type HttpMethod = 'get' | 'put' | 'post' | 'delete' | 'options' | 'head' | 'patch' | 'trace';
@@ -88,7 +88,7 @@ export interface PlatformClient extends Omit<Client<paths>, 'GET' | 'PUT' | 'POS
 }
 
 /** A call's `data`, or its `failure` thrown (for code that prefers exceptions). */
-export function dataOrThrow<R extends { data?: unknown; failure?: PlatformApiError<unknown> }>(result: R): NonNullable<R['data']> {
+export function dataOrThrow<R extends { data?: unknown; failure?: PlatformApiError<unknown> | undefined }>(result: R): NonNullable<R['data']> {
   if (result.failure) throw result.failure;
   return result.data as NonNullable<R['data']>;
 }

@@ -36,7 +36,7 @@ export class TokenEndpointError extends PlatformError {
     const platformMessage = isTokenError(shaped) ? shaped.message : isOAuthError(shaped) ? shaped.error_description : undefined;
     const reason = code === undefined ? 'no token in the answer' : `${code}: ${platformMessage}`;
     const operationId = form === 'form' ? 'issueAccessToken' : 'issueAccessTokenWithBasicAuth';
-    super({ operationId, status, code, platformMessage }, `token endpoint (${form} form) answered ${status}, ${reason}`);
+    super({ operationId, status, code, platformMessage }, `token endpoint (${form === 'form' ? 'credentials in the form' : 'Basic credentials'}) answered ${status}, ${reason}`);
     this.form = form;
     this.body = shaped;
   }

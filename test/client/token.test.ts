@@ -198,7 +198,7 @@ describe('access tokens of the platform client', () => {
     const error = failure as TokenEndpointError;
     expect(error).toMatchObject({ form: 'form', status: 401, operationId: 'issueAccessToken', code: 'invalid_credentials', platformMessage: 'Invalid client credentials' });
     expect(isTokenError(error.body) && error.body.error_code).toBe('invalid_credentials');
-    expect(error.message).toBe('token endpoint (form form) answered 401, invalid_credentials: Invalid client credentials');
+    expect(error.message).toBe('token endpoint (credentials in the form) answered 401, invalid_credentials: Invalid client credentials');
     expect(platform.apiRequests).toHaveLength(0);
   });
 
