@@ -243,6 +243,10 @@ async function endToEnd(pollMs: number): Promise<string[]> {
 const ANALYSIS = [
   '### Where the start-up time goes (profiled 2026-11-22 and 2026-11-23, not re-measured by this script)',
   '',
+  '- A first start on a new data directory (`npx @payment-platform/sandbox` in a new folder; `node bench/first-start.mjs`, median of',
+  '  3, 2026-11-23; before: commit 325326f built apart, `BENCH_MAIN=…`): it ran initdb in WebAssembly, 3 639 ms to the first 200 and 802 MiB at its peak; it now starts from the package\'s',
+  '  migrated snapshot, as an in-memory sandbox does (PGlite writes it into the directory), 1 353 ms and 380 MiB. A restart on the',
+  '  directory it made: 1 115 ms and 290 MiB before, 1 134 ms and 300 MiB now (the same work).',
   '- This round (2026-11-23, quiet machine: `node bench/start-phases.mjs`, the steps of a first start on the built package one by one,',
   '  and CPU profiles of a first `startSandbox` with `--cpu-prof`). The profile showed the first start running its two halves one after the',
   '  other: the contract validator\'s build held the main thread ~500 ms before PGlite\'s thread was even spawned (its engine was',

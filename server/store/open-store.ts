@@ -14,8 +14,9 @@ export interface StoreOptions {
   /** SANDBOX_ENCRYPTION_KEY; absent means the rule of encryption-key.ts. */
   encryptionKey?: string;
   /**
-   * PGlite in memory starts from a dumped data directory when there is a usable one
-   * (pglite-snapshot.ts): true, the package's migrated one; a path, that file.
+   * PGlite in memory, or on a data directory with no cluster yet, starts from a dumped data
+   * directory when there is a usable one (pglite-snapshot.ts): true, the package's migrated one; a
+   * path, that file.
    */
   pgliteSnapshot?: boolean | string;
   /** Told when PGlite's worker thread stops unexpectedly (every store call fails from then on). */

@@ -52,6 +52,39 @@ describe('the pre-initialized data directory', () => {
     }
   });
 
+  it('is written into a data directory with no cluster yet (no initdb), which then keeps its data; an existing cluster is opened as it is', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'pglite-snapshot-'));
+    dirs.push(dir);
+    const snapshot = inject('pgliteClusterSnapshot'); // written with 1 MB WAL segments; initdb's are 16 MB
+    const walSegments = async (store: Store) => (await store.query<{ size: string }>("SELECT current_setting('wal_segment_size') AS size")).rows[0]!.size;
+    const emptyDir = join(dir, 'empty');
+    await (await import('node:fs/promises')).mkdir(emptyDir);
+    for (const dataDir of [join(dir, 'absent'), emptyDir]) {
+      const store = await openPgliteWorkerStore(dataDir, { snapshot });
+      try {
+        expect(await walSegments(store)).toBe('1MB');
+        await store.exec('CREATE TABLE kept (v text); INSERT INTO kept VALUES ($$written$$)');
+      } finally {
+        await store.close();
+      }
+      expect(await readdir(dataDir)).toContain('PG_VERSION');
+      // Reopened: the cluster on disk as it was left, not the snapshot again.
+      const again = await openPgliteWorkerStore(dataDir, { snapshot });
+      try {
+        expect((await again.query<{ v: string }>('SELECT v FROM kept')).rows).toEqual([{ v: 'written' }]);
+      } finally {
+        await again.close();
+      }
+    }
+    // Without a snapshot, a new data directory is made by initdb, as before.
+    const initdb = await openPgliteWorkerStore(join(dir, 'initdb'), {});
+    try {
+      expect(await walSegments(initdb)).toBe('16MB');
+    } finally {
+      await initdb.close();
+    }
+  });
+
   it('is not used when another PGlite build wrote it, nor when it is missing', async () => {
     const dir = await mkdtemp(join(tmpdir(), 'pglite-snapshot-'));
     dirs.push(dir);
