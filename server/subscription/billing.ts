@@ -4,6 +4,7 @@
 // createSubscription, the payment events and the later billing engine all go through here.
 import { randomUUID } from 'node:crypto';
 import { authorizationCode, charge, SETTLEMENT_REASONS, type ChargeOutcome } from '../acquirer/index.ts';
+import { withinPlatformDates } from '../http/date-formats.ts';
 import { addDays } from './schedule.ts';
 import type {
   AcquirerResult,
@@ -58,12 +59,13 @@ export function paymentStatusOfOutcome(outcome: ChargeOutcome): PaymentStatus {
 /**
  * The retry date after `failedAttempts` failed attempts of an installment scheduled on
  * `scheduledDate`, or undefined when none remains (3 retries at most; a retry on or after the next
- * installment's date is dropped).
+ * installment's date is dropped, and so is one after the last date the platform stores, 9999-12-31).
  */
 export function nextRetryDate(scheduledDate: string, failedAttempts: number, nextInstallmentDate?: string): string | undefined {
   const offset = RETRY_OFFSETS_DAYS[failedAttempts - 1];
   if (offset === undefined) return undefined;
   const date = addDays(scheduledDate, offset);
+  if (!withinPlatformDates(date)) return undefined;
   return nextInstallmentDate !== undefined && date >= nextInstallmentDate ? undefined : date;
 }
 

@@ -18,7 +18,16 @@ describe('the date formats', () => {
     ['date-time', '2026-11-23T10:00:00Z', true],
     ['date-time', '1000-01-01T00:00:00Z', true],
     ['date-time', '9999-12-31T23:59:59.999Z', true],
-    ['date-time', '2026-12-31T23:59:60Z', true], // a leap second, as the validator's format allows it
+    ['date', '2027-02-29', false],
+    ['date', '2028-02-29', true],
+    ['date', '2027-19-39', false],
+    ['date', '2027-00-00', false],
+    ['date-time', '2026-12-31T23:59:60Z', false], // a leap second: JavaScript cannot read it
+    ['date-time', '2026-02-31T00:00:00Z', false], // was read as 3 March
+    ['date-time', '2026-01-01T29:00:00Z', false],
+    ['date-time', '2026-06-01T10:00:00+01', false], // an hour-only offset JavaScript cannot read
+    ['date-time', '2026-06-01T10:00:00+01:00', true],
+    ['date-time', '2026-06-01t10:00:00z', true],
     ['date-time', '0049-01-01T00:00:00Z', false],
     ['date-time', '1000-01-01T00:00:00+01:00', false], // 0999-12-31T23:00Z
     ['date-time', '9999-12-31T23:59:59-01:00', false], // 10000-01-01T00:59:59Z
@@ -66,6 +75,24 @@ describe.each(STORES)('dates at the edges of the years the platform stores, on %
       expect(read.status).toBe(200);
       expect(read.body.frozen_time).toBe(frozen);
     }
+  });
+
+  it('a denied charge near 9999-12-31 is retried only within the years: then billing stops, and the clock still advances', async () => {
+    const plan = await createPlan(server, seller, { period: { type: 'monthly', billing_cycle: 1 } });
+    const customer = '71428793860';
+    const created = await clock('9999-12-29T10:00:00Z', [customer]);
+    expect(created.status).toBe(201);
+    const res = await server.http.post(SUBSCRIPTIONS).set(seller.auth).send(subscriptionBody(seller, plan, { customer_id: customer }, { number_token: 'tok_sandbox_insufficient_funds' }));
+    expect(res.status, JSON.stringify(res.body)).toBe(201);
+    expect(res.body).toMatchObject({ status: 'delayed', next_scheduled_date: '9999-12-30T00:00:00Z' });
+    // The retry of 9999-12-30 fails too; the next (+3 days) would be 10000-01-01: none is left.
+    const advanced = await server.http.post(`${CLOCKS}/${created.body.test_clock_id}/advance`).set('Authorization', ADMIN).send({ frozen_time: '9999-12-31T23:59:59Z' });
+    expect(advanced.status, JSON.stringify(advanced.body)).toBe(200);
+    expect(advanced.body).toMatchObject({ charges_run: 1, frozen_time: '9999-12-31T23:59:59Z' });
+    const got = await server.http.get(`${SUBSCRIPTIONS}/${res.body.subscription.subscription_id}`).set(seller.auth);
+    expect(got.status).toBe(200);
+    expect(got.body).toMatchObject({ status: 'failed', payment: { status: 'denied' } });
+    expect(got.body.next_scheduled_date).toBeUndefined();
   });
 
   it('a subscription whose schedule would run past 9999 is a 422, and nothing is stored', async () => {
