@@ -20,7 +20,7 @@ export interface StartSandboxOptions {
   host?: string;
   /** `memory` (the default): nothing on disk, a fresh sandbox; `disk`: PGlite in `dataDir`. */
   storage?: 'memory' | 'disk';
-  /** PGlite data directory for `storage: 'disk'` (default `.data/pglite` under the current directory). */
+  /** PGlite data directory (default `.data/pglite` under the current directory); given alone, it means `storage: 'disk'`. */
   dataDir?: string;
   /** A PostgreSQL server instead of PGlite (`storage` is then ignored). */
   databaseUrl?: string;
@@ -57,21 +57,27 @@ export interface Sandbox {
   close(): Promise<void>;
 }
 
-/** Where the sandbox keeps its data: the options first, then `env`, then memory. */
+/**
+ * Where the sandbox keeps its data: the options first (`dataDir` alone means `disk`), then `env`,
+ * then memory. `disk` is on disk: a `memory://` DATA_DIR in `env` does not make it memory.
+ */
 function storageOf(options: StartSandboxOptions, env: Record<string, string>): Record<string, string> {
   if (options.databaseUrl) return { DATABASE_URL: options.databaseUrl };
-  if (options.storage === 'disk') return { DATA_DIR: options.dataDir ?? env.DATA_DIR ?? '.data/pglite', DATABASE_URL: '' };
-  if (options.storage === 'memory') return { DATA_DIR: 'memory://', DATABASE_URL: '' };
-  return { DATA_DIR: env.DATA_DIR ?? 'memory://' };
+  const storage = options.storage ?? (options.dataDir !== undefined ? 'disk' : undefined);
+  const envDir = env.DATA_DIR || undefined;
+  if (storage === 'disk') return { DATA_DIR: options.dataDir ?? (envDir?.startsWith('memory://') ? undefined : envDir) ?? '.data/pglite', DATABASE_URL: '' };
+  if (storage === 'memory') return { DATA_DIR: 'memory://', DATABASE_URL: '' };
+  return { DATA_DIR: envDir ?? 'memory://' };
 }
 
 export async function startSandbox(options: StartSandboxOptions = {}): Promise<Sandbox> {
   const env = options.env ?? {};
   const config = loadConfig({
     ...env,
-    PORT: options.port !== undefined ? String(options.port) : (env.PORT ?? '0'),
-    HOST: options.host ?? env.HOST ?? '127.0.0.1',
-    LOG_LEVEL: options.logLevel ?? env.LOG_LEVEL ?? 'silent',
+    // An empty variable is an absent one, as the command reads them.
+    PORT: options.port !== undefined ? String(options.port) : env.PORT || '0',
+    HOST: options.host ?? (env.HOST || '127.0.0.1'),
+    LOG_LEVEL: options.logLevel ?? (env.LOG_LEVEL || 'silent'),
     ...storageOf(options, env),
   });
   const running = await runSandbox(config, createLogger(config.logLevel));

@@ -47,6 +47,20 @@ it("keeps nothing on disk with storage 'memory', whatever env.DATA_DIR says", as
   expect(await readdir(dir)).toEqual([]);
 });
 
+it('keeps its data in dataDir when given alone (disk), over env.DATA_DIR; storage disk is never memory', async () => {
+  const [given, fromEnv, onDisk] = ['given', 'from-env', 'on-disk'].map((name) => join(dir, name));
+  for (const options of [{ dataDir: given!, env: { DATA_DIR: fromEnv! } }, { storage: 'disk' as const, dataDir: onDisk!, env: { DATA_DIR: 'memory://' } }]) {
+    const sandbox = await startSandbox(options);
+    await sandbox.close();
+  }
+  expect(existsSync(join(given!, 'PG_VERSION'))).toBe(true);
+  expect(existsSync(join(onDisk!, 'PG_VERSION'))).toBe(true);
+  expect(existsSync(fromEnv!)).toBe(false);
+  await rm(given!, { recursive: true, force: true });
+  await rm(onDisk!, { recursive: true, force: true });
+  await Promise.all(['given', 'on-disk'].map((name) => rm(join(dir, `${name}.encryption-key`), { force: true })));
+});
+
 it('refuses a log level pino does not have, naming the accepted ones', async () => {
   await expect(startSandbox({ logLevel: 'verbose' })).rejects.toThrow('LOG_LEVEL must be one of fatal, error, warn, info, debug, trace, silent, not verbose');
 });
