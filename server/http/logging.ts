@@ -30,9 +30,9 @@ export const REDACTED_PATHS = [
  */
 const SECRET_PARAMETER = new RegExp(
   [
-    'secret|token|passw(or)?d|pwd|api[-_]?key|^key$|auth|credential|signature|session|cookie|jwt',
+    'secret|token|passw(or)?d|pwd|api[-_]?key|^key$|[-_]key$|auth|credential|signature|^sig$|session|cookie|jwt|^code$',
     // Card data, as the body keys above: number, security code, expiry, cryptogram.
-    'card|^pan$|cvv|cvc|cvn|security[-_]?code|^expiry|^exp[-_]?(month|year|date)$|cryptogram',
+    'card|^pan$|^number$|cvv|cvc|cvn|security[-_]?code|^expiry|^exp(iration)?[-_]?(month|year|date)$|cryptogram',
   ].join('|'),
   'i',
 );
@@ -51,14 +51,27 @@ export function redactUrl(url: string): string {
 }
 
 /**
+ * A query value as logged: Express splits a query on `&` only, so `?status=ACTIVE;token=…` gives
+ * `status` the value `ACTIVE;token=…`; a secret-named `;` parameter inside it is redacted too.
+ */
+function withoutSemicolonSecrets(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(withoutSemicolonSecrets);
+  if (typeof value !== 'string' || !value.includes(';')) return value;
+  return value.replace(/(;)([^;=]*)(=[^;]*)?/g, (parameter, separator: string, name: string) =>
+    SECRET_PARAMETER.test(unescape(name)) ? `${separator}${name}=${CENSOR}` : parameter,
+  );
+}
+
+/**
  * A Referer as logged: secret-named query parameters redacted (redactUrl), and neither the
  * fragment (`#access_token=…` of an implicit grant) nor a `user:password@` kept. Browsers send
  * neither; any other client may.
  */
 export function redactReferer(referer: string): string {
   const withoutFragment = referer.split('#', 1)[0]!;
-  // The authority's user information runs to its last `@`, as URL parsers read it; `\` counts as `/`.
-  return redactUrl(withoutFragment.replace(/^((?:[a-z][a-z0-9+.-]*:)?[\\/]{2})[^/?\\]*@/i, `$1${CENSOR}@`));
+  // The authority's user information runs to its last `@`, as URL parsers read it; `\` counts as
+  // `/`, and after a scheme any number of slashes (`http:user:pw@host` is read with credentials too).
+  return redactUrl(withoutFragment.replace(/^((?:[a-z][a-z0-9+.-]*:)[\\/]*|[\\/]{2})[^/?\\]*@/i, `$1${CENSOR}@`));
 }
 
 /**
@@ -77,7 +90,8 @@ function serializeRequest(req: IncomingMessage) {
     ]),
   );
   if (serialized.query) {
-    serialized.query = Object.fromEntries(Object.entries(serialized.query).map(([k, v]) => [k, SECRET_PARAMETER.test(k) ? CENSOR : v]));
+    const query = Object.entries(serialized.query).map(([k, v]) => [k, SECRET_PARAMETER.test(k) ? CENSOR : withoutSemicolonSecrets(v)]);
+    serialized.query = Object.fromEntries(query) as typeof serialized.query;
   }
   return serialized;
 }

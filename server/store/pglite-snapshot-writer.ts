@@ -17,8 +17,9 @@ import { sealedSecrets } from './sealed-secrets.ts';
  */
 export async function writePgliteSnapshot(file = PGLITE_SNAPSHOT_FILE, migrationsDir?: string): Promise<Manifest> {
   // WAL segments of 1 MB, not 16: an in-memory sandbox holds its WAL in memory (Emscripten's MEMFS),
-  // and a new segment is written in full (zeros) before use. Only this snapshot's cluster is made so;
-  // a data directory on disk keeps initdb's default.
+  // and a new segment is written in full (zeros) before use. A new data directory on disk starts
+  // from this snapshot too (pglite-worker-store.ts), so it has them as well, and no template0 or
+  // template1 (the sandbox never creates a database); one that initdb made keeps initdb's.
   const db = await PGlite.create({ startParams: pgliteStartParams(), initDbStartParams: ['--wal-segsize=1'] });
   const store = pgliteStore(db);
   try {

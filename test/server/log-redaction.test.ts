@@ -54,11 +54,28 @@ describe('secrets in request URLs', () => {
       .set('x-request-id', 'header-secrets')
       .set('Proxy-Authorization', 'Basic cHJveHktc2VjcmV0LTk=')
       .set('X-Api-Key', 'header-api-key-10')
-      .set('X-Auth-Token', 'header-auth-token-11');
+      .set('X-Auth-Token', 'header-auth-token-11')
+      .set('Ocp-Apim-Subscription-Key', 'header-subscription-key-12')
+      .set('username', 'maria');
     expect(res.status).toBe(200);
-    for (const value of ['cHJveHktc2VjcmV0LTk=', 'header-api-key-10', 'header-auth-token-11']) expect(server.logs.text).not.toContain(value);
+    for (const value of ['cHJveHktc2VjcmV0LTk=', 'header-api-key-10', 'header-auth-token-11', 'header-subscription-key-12']) expect(server.logs.text).not.toContain(value);
     const line = server.logs.lines.find((l) => l.req?.id === 'header-secrets' && l.msg === 'request completed');
-    expect(line?.req.headers).toMatchObject({ 'proxy-authorization': '[redacted]', 'x-api-key': '[redacted]', 'x-auth-token': '[redacted]', 'x-request-id': 'header-secrets' });
+    expect(line?.req.headers).toMatchObject({
+      'proxy-authorization': '[redacted]',
+      'x-api-key': '[redacted]',
+      'x-auth-token': '[redacted]',
+      'ocp-apim-subscription-key': '[redacted]',
+      'x-request-id': 'header-secrets',
+      username: 'maria', // the contract's own header stays readable
+    });
+  });
+
+  it("nor do ';' parameters inside a query value (Express splits on '&' only)", async () => {
+    const res = await server.http.get('/sandbox/v1/jwks?status=ACTIVE;token=SEMI-SECRET-13;page=2').set('x-request-id', 'semicolon-secrets');
+    expect(res.status).toBe(200); // the key set, outside this bundle, answers any query
+    expect(server.logs.text).not.toContain('SEMI-SECRET-13');
+    const line = server.logs.lines.find((l) => l.req?.id === 'semicolon-secrets' && l.msg === 'request completed');
+    expect(line?.req.query).toEqual({ status: 'ACTIVE;token=[redacted];page=2' });
   });
 });
 
@@ -72,7 +89,11 @@ describe('redactUrl', () => {
     ['/a?title=Caf%C3%A9&page=1', '/a?title=Caf%C3%A9&page=1'],
     ['/pay/x?card_number=4111111111111111&security_code=123&expiry=12/30&cvv=999&page=1', '/pay/x?card_number=[redacted]&security_code=[redacted]&expiry=[redacted]&cvv=[redacted]&page=1'],
     ['/a?a=1;token=t;b=2', '/a?a=1;token=[redacted];b=2'],
-    ['/a?expiration_start=2026-01-01&created_at_start=2026-01-01', '/a?expiration_start=2026-01-01&created_at_start=2026-01-01'],
+    // Every query parameter the contract has stays readable.
+    [
+      '/a?created_at_end=1&created_at_start=2&expand=3&expiration_end=4&expiration_start=5&limit=6&page=7&payment_type=8&seller_id=9&sort=10&sort_type=11&status=12&title=13',
+      '/a?created_at_end=1&created_at_start=2&expand=3&expiration_end=4&expiration_start=5&limit=6&page=7&payment_type=8&seller_id=9&sort=10&sort_type=11&status=12&title=13',
+    ],
     ['/a', '/a'],
   ])('%s is logged as %s', (url, logged) => {
     expect(redactUrl(url)).toBe(logged);
@@ -89,6 +110,10 @@ describe('redactReferer', () => {
     ['https:\\\\user:pw@shop.example/a', 'https:\\\\[redacted]@shop.example/a'],
     ['https://shop.example/a?next=user@example.com', 'https://shop.example/a?next=user@example.com'],
     ['https://shop.example/checkout?card_number=5555555555554444&cvv=999', 'https://shop.example/checkout?card_number=[redacted]&cvv=[redacted]'],
+    ['http:user:S1@shop.example/', 'http:[redacted]@shop.example/'],
+    ['http:/user:S2@shop.example/', 'http:/[redacted]@shop.example/'],
+    ['http:///user:S3@shop.example/', 'http:///[redacted]@shop.example/'],
+    ['https://shop.example/cb?sig=S4&code=S5&access_key=S6&expiration_month=08&expiration_year=29&number=4111', 'https://shop.example/cb?sig=[redacted]&code=[redacted]&access_key=[redacted]&expiration_month=[redacted]&expiration_year=[redacted]&number=[redacted]'],
     ['https://shop.example/a?next=%2Fb&title=Caf%C3%A9', 'https://shop.example/a?next=%2Fb&title=Caf%C3%A9'],
     ['not a url at all', 'not a url at all'],
     ['', ''],
