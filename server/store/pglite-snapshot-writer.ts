@@ -3,12 +3,14 @@
 // the writer (which needs the store to migrate) form no import cycle.
 import { randomBytes } from 'node:crypto';
 import { writeFile } from 'node:fs/promises';
+import { gzipSync } from 'node:zlib';
 import { PGlite } from '@electric-sql/pglite';
 import { migrate } from './migrate.ts';
 import { engineIdentity, manifestOf, PGLITE_SNAPSHOT_FILE, type Manifest } from './pglite-snapshot.ts';
 import { pgliteStartParams } from './pglite-settings.ts';
 import { pgliteStore } from './pglite-store.ts';
 import { sealedSecrets } from './sealed-secrets.ts';
+import { clusterMarkerLast } from './snapshot-tar.ts';
 
 /**
  * Makes a migrated, empty data directory and writes it (gzip tarball) and its manifest to `file`.
@@ -32,7 +34,9 @@ export async function writePgliteSnapshot(file = PGLITE_SNAPSHOT_FILE, migration
     await store.exec("UPDATE pg_database SET datistemplate = false WHERE datname IN ('template0', 'template1')");
     for (const template of ['template0', 'template1']) await store.exec(`DROP DATABASE ${template}`);
     await store.exec('CHECKPOINT'); // the dump starts with no WAL to replay
-    await writeFile(file, new Uint8Array(await (await db.dumpDataDir('gzip')).arrayBuffer()));
+    // PG_VERSION last (snapshot-tar.ts): a first start on disk killed midway leaves no half cluster.
+    const dump = new Uint8Array(await (await db.dumpDataDir('none')).arrayBuffer());
+    await writeFile(file, gzipSync(clusterMarkerLast(dump), { level: 9 }));
     const manifest: Manifest = { engine: engineIdentity(), migrations };
     await writeFile(manifestOf(file), JSON.stringify(manifest, null, 2) + '\n');
     return manifest;

@@ -3,14 +3,16 @@
 // another PGlite build; reset() clears every object in one cheap script and keeps the demo seller.
 import { startPlatformServer } from './support/server.ts';
 import { randomBytes } from 'node:crypto';
-import { copyFile, mkdtemp, readdir, rm, writeFile } from 'node:fs/promises';
+import { copyFile, mkdir, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
+import { gunzipSync } from 'node:zlib';
 import { afterAll, describe, expect, inject, it } from 'vitest';
 import { migrate } from '../../server/store/migrate.ts';
 import { manifestOf, pgliteSnapshot } from '../../server/store/pglite-snapshot.ts';
 import { writePgliteSnapshot } from '../../server/store/pglite-snapshot-writer.ts';
 import { openPgliteWorkerStore } from '../../server/store/pglite-worker-store.ts';
+import { isClusterMarker, tarEntries } from '../../server/store/snapshot-tar.ts';
 import { sealedSecrets } from '../../server/store/sealed-secrets.ts';
 import type { Store } from '../../server/store/store.ts';
 import { resetSandbox } from '../../server/sandbox/reset.ts';
@@ -83,6 +85,33 @@ describe('the pre-initialized data directory', () => {
     } finally {
       await initdb.close();
     }
+  });
+
+  it("ends with the cluster's PG_VERSION: a first start on disk cut short leaves no half cluster, and the next start writes it again", async () => {
+    const snapshot = inject('pgliteClusterSnapshot'); // by the package's writer
+    const entries = tarEntries(gunzipSync(await readFile(snapshot)));
+    expect(entries.filter(isClusterMarker)).toHaveLength(1);
+    expect(isClusterMarker(entries.at(-1)!)).toBe(true);
+    expect(entries.length).toBeGreaterThan(100);
+    // A start killed just before the last entry: every file but PG_VERSION written.
+    const dir = await mkdtemp(join(tmpdir(), 'pglite-snapshot-'));
+    dirs.push(dir);
+    const dataDir = join(dir, 'cut-short');
+    for (const entry of entries.slice(0, -1)) {
+      const path = join(dataDir, entry.path);
+      if (entry.type === '5') await mkdir(path, { recursive: true });
+      else {
+        await mkdir(dirname(path), { recursive: true });
+        await writeFile(path, entry.data);
+      }
+    }
+    const store = await openPgliteWorkerStore(dataDir, { snapshot });
+    try {
+      expect((await store.query<{ n: number }>("SELECT count(*)::int AS n FROM pg_class WHERE relname = 'pg_class'")).rows).toEqual([{ n: 1 }]);
+    } finally {
+      await store.close();
+    }
+    expect(await readdir(dataDir)).toContain('PG_VERSION');
   });
 
   it('is not used when another PGlite build wrote it, nor when it is missing', async () => {
