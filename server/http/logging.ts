@@ -44,10 +44,7 @@ const SECRET_PARAMETER = new RegExp(
 export function redactUrl(url: string): string {
   const at = url.indexOf('?');
   if (at < 0) return url;
-  const query = url.slice(at + 1).replace(/(^|[&;])([^&;=]*)(=[^&;]*)?/g, (parameter, separator: string, name: string) =>
-    SECRET_PARAMETER.test(unescape(name)) ? `${separator}${name}=${CENSOR}` : parameter,
-  );
-  return `${url.slice(0, at)}?${query}`;
+  return `${url.slice(0, at)}?${redactParameters(url.slice(at + 1), /(^|[&;])([^&;=]*)(=[^&;]*)?/g)}`;
 }
 
 /**
@@ -57,7 +54,12 @@ export function redactUrl(url: string): string {
 function withoutSemicolonSecrets(value: unknown): unknown {
   if (Array.isArray(value)) return value.map(withoutSemicolonSecrets);
   if (typeof value !== 'string' || !value.includes(';')) return value;
-  return value.replace(/(;)([^;=]*)(=[^;]*)?/g, (parameter, separator: string, name: string) =>
+  return redactParameters(value, /(;)([^;=]*)(=[^;]*)?/g);
+}
+
+/** `text` with the value of every secret-named parameter `parameters` matches (separator, name, `=value`) replaced. */
+function redactParameters(text: string, parameters: RegExp): string {
+  return text.replace(parameters, (parameter, separator: string, name: string) =>
     SECRET_PARAMETER.test(unescape(name)) ? `${separator}${name}=${CENSOR}` : parameter,
   );
 }

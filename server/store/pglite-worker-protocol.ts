@@ -12,7 +12,7 @@ export interface WorkerData {
  * opens PGlite once it has it.
  */
 export interface WorkerOpen {
-  /** An uncompressed tar of a data directory to start from (pglite-snapshot.ts), in memory only. */
+  /** An uncompressed tar of a data directory to start from (pglite-snapshot.ts): in memory, or a directory with no cluster yet. */
   snapshot?: Blob;
   /** PGlite's engine and file-system bundle, prepared once by the main thread (PGlite's own options). */
   pgliteWasmModule?: WebAssembly.Module;

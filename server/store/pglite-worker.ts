@@ -20,8 +20,11 @@ import type { WorkerData, WorkerError, WorkerOpen, WorkerReply, WorkerRequest } 
 const port = parentPort!;
 const { dataDir } = workerData as WorkerData;
 
-/** The fields of a PostgreSQL error that may cross: no `params`, `detail` nor `where` (they quote values). */
-const SAFE_FIELDS = ['code', 'severity', 'schema', 'table', 'column', 'dataType', 'constraint', 'hint', 'position', 'routine', 'query'] as const;
+/**
+ * The fields of a PostgreSQL error that may cross: none that store.ts's rethrowWithoutValues takes
+ * out (`params`, `detail`, `where`, `hint`, `internalQuery`: they may quote values).
+ */
+const SAFE_FIELDS = ['code', 'severity', 'schema', 'table', 'column', 'dataType', 'constraint', 'position', 'routine', 'query'] as const;
 
 function describe(error: unknown): WorkerError {
   if (!(error instanceof Error)) return { message: String(error) };

@@ -14,8 +14,9 @@ export const DATABASE_URL = process.env.DATABASE_URL;
 export const STORES: Array<'pglite' | 'postgres'> = DATABASE_URL ? ['pglite', 'postgres'] : ['pglite'];
 
 /**
- * A store as the server opens it, except that PGlite in memory starts from the run's initdb
- * cluster rather than running initdb (a data directory or a DATABASE_URL is opened as given).
+ * A store as the server opens it, except that PGlite in memory, or on a data directory with no
+ * cluster yet, starts from the run's initdb cluster rather than the package's migrated snapshot
+ * (an existing data directory or a DATABASE_URL is opened as given).
  */
 export function openTestStore(options: StoreOptions): Promise<Store> {
   return openStore({ pgliteSnapshot: inject('pgliteClusterSnapshot'), ...options });
