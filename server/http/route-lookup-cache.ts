@@ -1,30 +1,31 @@
-// express-openapi-validator 5.6.2 finds a request's operation by compiling `pathToRegexp` for every
-// documented path, on every request (middlewares/openapi.metadata.js, `lookupRoute`): with ~60 paths
-// that is most of the validator's routing cost. Upstream pull request #1217 caches the compiled
-// matchers, keyed by the Express route and the strict / case-sensitive routing settings. Until a
-// release has it, the same cache is applied here, from outside: the `pathToRegexp` export of the
-// very `path-to-regexp` module the validator requires (resolved from the validator's own folder, so
-// the same module instance, whatever copy npm hoists) is replaced by a memoized one, keyed by the
-// path and its options. The validator reads that export at each call, so it gets the cached matcher.
+// express-openapi-validator 5.6.2 finds a request's operation (middlewares/openapi.metadata.js,
+// `applyOpenApiMetadata` and its `lookupRoute`) by scanning every documented path on every request,
+// and for each one: `Object.entries` of the route map, its route pair, the path key's substring,
+// both routing settings read from the app, an options object, then `pathToRegexp` compiling the
+// path again. With ~60 paths that was most of the validator's routing cost. Upstream pull request
+// #1217 caches the compiled matchers. Until a release has it, this file replaces the metadata
+// middleware from outside with the same middleware over a route table compiled once: for each
+// documented path, in the route map's own order, its Express route, OpenAPI route, path key,
+// matcher and parameter names, built on the first request for the app's two routing settings
+// ("strict routing", "case sensitive routing", read on every request as upstream does). Each
+// request then runs only the matchers until one matches. Everything else is upstream's code as it
+// is: what it answers (`req.openapi`, `req.params`, the 405 with its Allow header, the 404, the 400
+// of a malformed escape), the same path, the same order, the same error classes (the validator's
+// own, required from its `dist/`). test/server/route-lookup-cache.test.ts compares the two
+// middlewares on every documented operation and on hostile spellings.
 //
 // Why a wrapper and not patch-package: this package is published, and a patch applied by the
 // workspace's postinstall would never reach its consumers (their `npm install` does not run our
 // postinstall), nor does it need a new dependency or a network-dependent install step in CI. The
-// wrapper ships with the sandbox, needs nothing at install time, and becomes a no-op to delete once
-// a validator release caches on its own. It is transparent: pathToRegexp is a pure function of its
-// arguments, its result (`{ regexp, keys }`, the regexp neither global nor sticky) is only read, and
-// anything that is not a string path with plain options (arrays, token data, a `decode` function)
-// is compiled as before, uncached.
+// wrapper ships with the sandbox, needs nothing at install time, and is a no-op to delete once a
+// validator release looks routes up without compiling them per request. The validator's version is
+// pinned exactly (server/package.json), so that the copied middleware cannot drift from it unseen.
 import { createRequire } from 'node:module';
 
 type PathToRegexp = (path: unknown, options?: Record<string, unknown>) => { regexp: RegExp; keys: unknown[] };
 interface PathToRegexpModule {
   pathToRegexp: PathToRegexp;
 }
-
-const MEMOIZED = Symbol.for('payment-platform.sandbox.memoizedPathToRegexp');
-/** A guard for a process that would compile unbounded distinct paths: the contract has ~60. */
-const MAX_ENTRIES = 10_000;
 
 /** The `path-to-regexp` module instance that express-openapi-validator itself requires. */
 export function validatorPathToRegexpModule(): PathToRegexpModule {
@@ -40,44 +41,129 @@ export function validatorRequire(): NodeJS.Require {
   return createRequire(createRequire(import.meta.url).resolve('express-openapi-validator'));
 }
 
-/**
- * A cache key when the options are plain values (what the validator passes), else undefined. Built
- * by concatenation in the options' own order, with each value's type: it runs for every documented
- * path on every request (sorting and JSON.stringify were ~1.5% of a list request's CPU). The same
- * options in another order are another entry, compiled once more, never a wrong one.
- */
-export function keyOf(path: unknown, options: Record<string, unknown> | undefined): string | undefined {
-  if (typeof path !== 'string') return undefined;
-  let key = `${path.length}:${path}`;
-  if (options === undefined) return key;
-  for (const name of Object.keys(options)) {
-    const value = options[name];
-    const type = typeof value;
-    if (type !== 'undefined' && type !== 'string' && type !== 'number' && type !== 'boolean') return undefined;
-    const text = String(value);
-    key += `|${name.length}:${name}=${type}:${text.length}:${text}`; // lengths: no two option sets spell the same key
-  }
-  return key;
+
+type Methods = Record<string, unknown> & { basePath: string };
+type PathItems = Record<string, Record<string, unknown>>;
+/** The validator's OpenApiContext (framework/openapi.context.js): what its metadata middleware reads. */
+interface OpenApiContext {
+  expressRouteMap: Record<string, Methods>;
+  openApiRouteMap: Record<string, Record<string, unknown>>;
+  apiDoc: { paths: PathItems };
+  useRequestUrl: boolean;
+  ignoreUndocumented: boolean;
+  serial: number;
+  shouldIgnoreRoute(path: string): boolean;
+  isManagedRoute(path: string): boolean;
+  routePair(route: string): { expressRoute: string; openApiRoute: string } | null;
+}
+interface MetadataRequest {
+  method: string;
+  url: string;
+  originalUrl: string;
+  path: string;
+  baseUrl: string;
+  app: { enabled(setting: string): boolean };
+  params: unknown;
+  openapi?: Record<string, unknown>;
+}
+type Next = (error?: unknown) => void;
+type Middleware = (req: MetadataRequest, res: unknown, next: Next) => void;
+type ApplyOpenApiMetadata = ((context: OpenApiContext, responseApiDoc?: { paths: PathItems } | null) => Middleware) & { [ORIGINAL]?: ApplyOpenApiMetadata };
+interface MetadataModule {
+  applyOpenApiMetadata: ApplyOpenApiMetadata;
+}
+type HttpErrorClass = new (error: { path: string; message: string; headers?: Record<string, string> }) => Error;
+
+/** On the replacement: the validator's own middleware factory (it marks the replacement installed). */
+export const ORIGINAL = Symbol.for('payment-platform.sandbox.validatorOriginalMetadata');
+
+export const validatorMetadataModule = () => validatorRequire()('./middlewares/openapi.metadata.js') as MetadataModule;
+
+/** One documented path as the lookup needs it, compiled once. */
+interface Route {
+  expressRoute: string;
+  openApiRoute: string;
+  pathKey: string;
+  regexp: RegExp;
+  paramKeys: string[];
 }
 
-/** Installs the memoized `pathToRegexp` once per module instance (later calls change nothing). */
-export function cacheValidatorRouteLookup(module: PathToRegexpModule = validatorPathToRegexpModule()): void {
-  const original = module.pathToRegexp as PathToRegexp & { [MEMOIZED]?: true };
-  if (original[MEMOIZED]) return;
-  const cache = new Map<string, ReturnType<PathToRegexp>>();
-  const memoized = Object.assign(
-    (path: unknown, options?: Record<string, unknown>) => {
-      const key = keyOf(path, options);
-      if (key === undefined) return original(path, options);
-      let compiled = cache.get(key);
-      if (!compiled) {
-        compiled = original(path, options);
-        if (cache.size >= MAX_ENTRIES) cache.clear();
-        cache.set(key, compiled);
+/** Installs the compiled-once route lookup once per module instance (later calls change nothing). */
+export function cacheValidatorRouteLookup(module: MetadataModule = validatorMetadataModule()): void {
+  const original = module.applyOpenApiMetadata;
+  if (original[ORIGINAL]) return;
+  module.applyOpenApiMetadata = Object.assign(applyOpenApiMetadata, { [ORIGINAL]: original });
+}
+
+/** express-openapi-validator 5.6.2's `applyOpenApiMetadata`, its routes compiled once (see the top). */
+export function applyOpenApiMetadata(openApiContext: OpenApiContext, responseApiDoc?: { paths: PathItems } | null): Middleware {
+  const require = validatorRequire();
+  const { MethodNotAllowed, NotFound, BadRequest } = require('./framework/types.js') as Record<'MethodNotAllowed' | 'NotFound' | 'BadRequest', HttpErrorClass>;
+  const { httpMethods } = require('./middlewares/parsers/schema.preprocessor.js') as { httpMethods: Set<string> };
+  const { zipObject } = require('./middlewares/util.js') as { zipObject(keys: string[], values: string[]): Record<string, string> };
+  /** The route table for each pair of routing settings, built when a request first needs it. */
+  const tables = new Map<number, Route[]>();
+  const routesFor = (strict: boolean, sensitive: boolean): Route[] => {
+    const settings = (strict ? 2 : 0) | (sensitive ? 1 : 0);
+    let routes = tables.get(settings);
+    if (!routes) {
+      const { pathToRegexp } = validatorPathToRegexpModule(); // read now, as upstream reads it at each call
+      routes = Object.entries(openApiContext.expressRouteMap).map(([expressRoute, methods]) => {
+        const openApiRoute = openApiContext.routePair(expressRoute)!.openApiRoute;
+        const { regexp, keys } = pathToRegexp(expressRoute, { sensitive, strict });
+        return { expressRoute, openApiRoute, pathKey: openApiRoute.substring(methods.basePath.length), regexp, paramKeys: (keys as Array<{ name: string }>).map((k) => k.name) };
+      });
+      tables.set(settings, routes);
+    }
+    return routes;
+  };
+
+  const lookupRoute = (req: MetadataRequest, useRequestUrl: boolean) => {
+    const path = useRequestUrl ? req.url.split('?')[0]! : req.originalUrl.split('?')[0]!;
+    const method = req.method.toLowerCase();
+    const routes = routesFor(!!req.app.enabled('strict routing'), !!req.app.enabled('case sensitive routing'));
+    for (const { expressRoute, openApiRoute, pathKey, regexp, paramKeys } of routes) {
+      const matchedRoute = regexp.exec(path);
+      if (matchedRoute) {
+        const schema = openApiContext.apiDoc.paths[pathKey]![method];
+        const _responseSchema = responseApiDoc?.paths[pathKey]![method];
+        try {
+          const pathParams = zipObject(paramKeys, matchedRoute.slice(1).map(decodeURIComponent));
+          return { schema, expressRoute, openApiRoute, pathParams, serial: -1, _responseSchema };
+        } catch {
+          throw new BadRequest({ path: req.path, message: `malformed uri'` }); // upstream's message, quote and all
+        }
       }
-      return compiled;
-    },
-    { [MEMOIZED]: true as const },
-  );
-  module.pathToRegexp = memoized;
+    }
+    return null;
+  };
+
+  return (req, _res, next) => {
+    // note base path is empty when path is fully qualified i.e. req.path.startsWith('')
+    const path = req.path.startsWith(req.baseUrl) ? req.path : `${req.baseUrl}/${req.path}`;
+    if (openApiContext.shouldIgnoreRoute(path)) return next();
+    const matched = lookupRoute(req, openApiContext.useRequestUrl);
+    if (matched) {
+      const { expressRoute, openApiRoute, pathParams, schema } = matched;
+      if (!schema) {
+        // Prevents validation for routes which match on path but mismatch on method
+        if (openApiContext.ignoreUndocumented) return next();
+        throw new MethodNotAllowed({
+          path: req.path,
+          message: `${req.method} method not allowed`,
+          headers: {
+            Allow: Object.keys(openApiContext.openApiRouteMap[openApiRoute]!)
+              .filter((key) => httpMethods.has(key.toLowerCase()))
+              .join(', '),
+          },
+        });
+      }
+      req.openapi = { expressRoute, openApiRoute, pathParams, schema, serial: openApiContext.serial };
+      req.params = pathParams;
+      if (responseApiDoc) req.openapi._responseSchema = matched._responseSchema; // add the response schema if validating responses
+    } else if (openApiContext.isManagedRoute(path) && !openApiContext.ignoreUndocumented) {
+      throw new NotFound({ path: req.path, message: 'not found' });
+    }
+    next();
+  };
 }

@@ -1,10 +1,11 @@
 // The validator's route lookup is compiled once per documented path, not on every request
-// (server/http/route-lookup-cache.ts, the cache of express-openapi-validator pull request #1217).
+// (server/http/route-lookup-cache.ts, the route table of express-openapi-validator pull request #1217),
+// and answers what the validator's own lookup answers.
 // The `pathToRegexp` of the module the validator requires is counted before the app is loaded, so
 // every compilation the app causes goes through the counter. Without the cache, each request
 // compiles every documented path scanned before its own: tens per request.
 import { createRequire } from 'node:module';
-import { afterAll, beforeAll, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 type Compile = (path: unknown, options?: unknown) => { regexp: RegExp; keys: Array<{ name: string }> };
 const validatorRequire = createRequire(createRequire(import.meta.url).resolve('express-openapi-validator'));
@@ -37,10 +38,17 @@ afterAll(async () => {
   pathToRegexpModule.pathToRegexp = original;
 });
 
-it('uses the module instance the validator requires (the one the cache replaces the export of)', async () => {
+it('uses the module instances the validator requires (the ones it compiles with and whose export it replaces)', async () => {
   const { validatorPathToRegexpModule } = await import('../../server/http/route-lookup-cache.ts');
   expect(validatorPathToRegexpModule()).toBe(pathToRegexpModule);
   expect(validatorRequire.resolve('path-to-regexp')).toBe(createRequire(import.meta.url).resolve('path-to-regexp'));
+  const { validatorMetadataModule, applyOpenApiMetadata, ORIGINAL } = await import('../../server/http/route-lookup-cache.ts');
+  const metadata = validatorRequire('./middlewares/openapi.metadata.js');
+  expect(validatorMetadataModule()).toBe(metadata);
+  expect(metadata.applyOpenApiMetadata).toBe(applyOpenApiMetadata); // installed by the app's validator
+  expect(typeof metadata.applyOpenApiMetadata[ORIGINAL]).toBe('function');
+  // The validator reads the export when it builds its middleware (through middlewares/index.js).
+  expect(validatorRequire('./middlewares/index.js').applyOpenApiMetadata).toBe(applyOpenApiMetadata);
 });
 
 it(`compiles each documented path at most once across ${REQUESTS} requests`, async () => {
@@ -59,35 +67,99 @@ it(`compiles each documented path at most once across ${REQUESTS} requests`, asy
   expect(during).toBeLessThan(REQUESTS);
 });
 
-it('keeps the results of an uncached compilation: same regexp, same keys', async () => {
-  const { cacheValidatorRouteLookup } = await import('../../server/http/route-lookup-cache.ts');
-  cacheValidatorRouteLookup(pathToRegexpModule); // already installed: nothing changes
-  const cached = pathToRegexpModule.pathToRegexp('/v1/links/:id', { sensitive: true, strict: true });
-  const fresh = original('/v1/links/:id', { sensitive: true, strict: true });
-  expect(cached.regexp.source).toBe(fresh.regexp.source);
-  expect(cached.regexp.flags).toBe(fresh.regexp.flags);
-  expect(cached.keys).toEqual(fresh.keys);
-  expect(pathToRegexpModule.pathToRegexp('/v1/links/:id', { sensitive: true, strict: true })).toBe(cached);
-  // Other options are another entry.
-  expect(pathToRegexpModule.pathToRegexp('/v1/links/:id', { sensitive: false, strict: true }).regexp.flags).toBe('i');
-});
+describe('the same answers as the validator\'s own lookup', () => {
+  type Middleware = (req: object, res: object, next: (error?: unknown) => void) => void;
+  const { OpenApiSpecLoader } = validatorRequire('./framework/openapi.spec.loader.js');
+  const { OpenApiContext } = validatorRequire('./framework/openapi.context.js');
+  let middlewares: Record<'upstream' | 'cached', (settings: Settings) => Middleware>;
+  let doc: { paths: Record<string, Record<string, unknown>> };
+  interface Settings {
+    strict: boolean;
+    sensitive: boolean;
+    ignoreUndocumented?: boolean;
+    useRequestUrl?: boolean;
+  }
 
-it('keys a compilation by the path and every option, so that no two differ and share an entry', async () => {
-  const { keyOf } = await import('../../server/http/route-lookup-cache.ts');
-  const keys = [
-    keyOf('/a', undefined),
-    keyOf('/a', { strict: true }),
-    keyOf('/a', { strict: 'true' }),
-    keyOf('/a', { strict: true, sensitive: false }),
-    keyOf('/a', { strict: true, sensitive: undefined }),
-    keyOf('/a', { strict: 'true|5:other=boolean:4:true' }),
-    keyOf('/a', { strict: 'true', other: true }),
-    keyOf('/a|5:strict', {}),
-  ];
-  expect(new Set(keys).size).toBe(keys.length);
-  expect(keyOf('/a', {})).toBe(keyOf('/a', undefined)); // no option is the defaults either way
-  expect(keyOf('/a', { strict: true, sensitive: false })).toBe(keyOf('/a', { strict: true, sensitive: false }));
-  // Not plain values: compiled as before, uncached.
-  expect(keyOf('/a', { decode: () => '' })).toBeUndefined();
-  expect(keyOf(['/a', '/b'], {})).toBeUndefined();
+  beforeAll(async () => {
+    const { readFileSync } = await import('node:fs');
+    const { loadConfig } = await import('../../server/config.ts');
+    const { applyOpenApiMetadata, ORIGINAL } = await import('../../server/http/route-lookup-cache.ts');
+    const upstream = (applyOpenApiMetadata as unknown as Record<symbol, typeof applyOpenApiMetadata>)[ORIGINAL]!;
+    expect(upstream).not.toBe(applyOpenApiMetadata);
+    const spec = await new OpenApiSpecLoader({ apiDoc: JSON.parse(readFileSync(loadConfig({}).apiSpec, 'utf8')), validateApiSpec: false }).load();
+    doc = spec.apiDoc;
+    const build = (factory: typeof applyOpenApiMetadata) => (settings: Settings) => {
+      const ignorePaths = (path: string) => path === '/sandbox/v1/health';
+      const context = new OpenApiContext(spec, ignorePaths, settings.ignoreUndocumented ?? false, settings.useRequestUrl ?? false);
+      return factory(context, { paths: structuredClone(doc.paths) }) as unknown as Middleware;
+    };
+    middlewares = { upstream: build(upstream), cached: build(applyOpenApiMetadata) };
+  });
+
+  /** What a middleware did with a request: the error it threw (every field) or what it set on it. */
+  function outcome(middleware: Middleware, settings: Settings, method: string, url: string) {
+    const [path] = url.split('?');
+    const req: Record<string, unknown> = {
+      method, url, originalUrl: url, path, baseUrl: '', params: {},
+      app: { enabled: (name: string) => (name === 'strict routing' ? settings.strict : name === 'case sensitive routing' ? settings.sensitive : false) },
+    };
+    try {
+      let nextCalls = 0;
+      middleware(req, {}, () => nextCalls++);
+      const openapi = req.openapi as Record<string, unknown> | undefined;
+      return { nextCalls, params: req.params, openapi: openapi && { ...openapi, schema: schemaName(openapi.schema), _responseSchema: schemaName(openapi._responseSchema) } };
+    } catch (error) {
+      return { thrown: (error as Error).constructor.name, ...(error as object), stack: undefined };
+    }
+  }
+  /** A schema object named by where it sits in the document: identity, not only equal content. */
+  function schemaName(schema: unknown): unknown {
+    if (schema === undefined) return 'absent';
+    for (const [path, item] of Object.entries(doc.paths)) for (const [method, operation] of Object.entries(item)) if (operation === schema) return `${method} ${path}`;
+    return 'a copy'; // the response document's copy
+  }
+
+  it('on every documented operation, with its parameters, under every routing setting', () => {
+    const requests: Array<[string, string]> = [];
+    for (const [path, item] of Object.entries(doc.paths)) {
+      for (const method of Object.keys(item).filter((m) => !m.startsWith('x-') && m !== 'parameters')) {
+        const filled = path.replace(/\{([^}]+)\}/g, (_m, name: string) => `v-${name}`);
+        requests.push([method.toUpperCase(), filled], [method.toUpperCase(), `${filled}?limit=1&x=%ZZ`], ['HEAD', filled], ['PATCH', filled]);
+      }
+    }
+    expect(requests.length).toBeGreaterThan(100);
+    for (const strict of [false, true]) {
+      for (const sensitive of [false, true]) {
+        const settings = { strict, sensitive };
+        const [upstream, cached] = [middlewares.upstream(settings), middlewares.cached(settings)];
+        for (const [method, url] of requests) expect(outcome(cached, settings, method, url), `${method} ${url}`).toEqual(outcome(upstream, settings, method, url));
+      }
+    }
+  });
+
+  it('on other spellings of the paths and hostile ones', () => {
+    const urls = [
+      '/dpy/payment-link/v1/payment-links/', '/DPY/payment-link/v1/payment-links', '/dpy/payment%2Dlink/v1/payment-links',
+      '/dpy/payment-link/v1/payment-links;x=1', '//dpy/payment-link/v1/payment-links', '/dpy/payment-link/v1/payment-links/by-short-id/%E0%A4%A',
+      '/dpy/payment-link/v1/payment-links/by-short-id/a%2Fb', '/dpy/payment-link/v1/payment-links/by-short-id/%F0%9F%98%80',
+      '/dpy/payment-link/v1/payment-links/by-short-id/', '/dpy/payment-link/v1/nope', '/nowhere', '/', '', '/sandbox/v1/health',
+      '/dpy/payment-link/v1/payment-links/by-short-id/x?y=%E0%A4%A', '/rpy/be-subscription/v1/subscriptions/%00',
+    ];
+    for (const settings of [
+      { strict: false, sensitive: false },
+      { strict: true, sensitive: true },
+      { strict: false, sensitive: false, ignoreUndocumented: true },
+      { strict: false, sensitive: false, useRequestUrl: true },
+    ]) {
+      const [upstream, cached] = [middlewares.upstream(settings), middlewares.cached(settings)];
+      for (const method of ['GET', 'POST', 'DELETE', 'OPTIONS']) {
+        for (const url of urls) expect(outcome(cached, settings, method, url), `${method} ${url}`).toEqual(outcome(upstream, settings, method, url));
+      }
+    }
+    // The cases above are not all alike: they reach each of the lookup's answers.
+    const settings = { strict: false, sensitive: false };
+    const answers = urls.map((url) => outcome(middlewares.cached(settings), settings, 'GET', url) as { thrown?: string; nextCalls?: number });
+    expect(new Set(answers.map((a) => a.thrown ?? 'next'))).toEqual(new Set(['BadRequest', 'NotFound', 'next']));
+    expect(outcome(middlewares.cached(settings), settings, 'DELETE', '/dpy/payment-link/v1/payment-links')).toMatchObject({ thrown: 'MethodNotAllowed', status: 405, headers: { Allow: expect.stringContaining('GET') } });
+  });
 });

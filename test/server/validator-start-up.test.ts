@@ -1,15 +1,18 @@
 // What express-openapi-validator no longer does when it is built (server/http/validator-start-up.ts):
-// compile each referenced schema while preprocessing the contract, and compile the OpenAPI
-// meta-schema that `validateApiSpec: false` never uses. Counted as compilations by the very Ajv the
+// compile each referenced schema while preprocessing the contract, compile the OpenAPI
+// meta-schema that `validateApiSpec: false` never uses, and bundle a document that is bundled already. Counted as compilations by the very Ajv the
 // validator requires, against the validator's own code run on the same contract; the documents the
 // preprocessing leaves (which the request and response validators compile from) must not change.
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { afterEach, describe, expect, it } from 'vitest';
 import {
   compileSpecValidatorLazily,
+  isBundled,
+  keepBundledDocuments,
   ORIGINAL,
   resolveValidatorSchemasByRegistry,
+  validatorFrameworkModule,
   validatorSchemaPreprocessorModule,
   validatorSpecValidatorModule,
 } from '../../server/http/validator-start-up.ts';
@@ -136,5 +139,60 @@ describe("the validator's OpenAPI meta-schema", () => {
     expect(strict.validate(invalid).errors).toEqual(aloneErrors);
     expect((strict.validate(invalid).errors as unknown[]).length).toBeGreaterThan(0);
     expect(lazy.validate({ openapi: '3.1.0', info: { title: 't', version: '1' }, paths: {} }).errors).toEqual([]);
+  });
+});
+
+describe('a document that is bundled already', () => {
+  const framework = validatorFrameworkModule();
+  const installedLoadSpec = framework.OpenAPIFramework.prototype.loadSpec;
+  const original = (installedLoadSpec as Wrapped)[ORIGINAL] as typeof installedLoadSpec | undefined;
+  afterEach(() => void (framework.OpenAPIFramework.prototype.loadSpec = installedLoadSpec));
+  /** `loadSpec` as the validator alone has it, and as the wrapper has it. */
+  const loaders = () => {
+    framework.OpenAPIFramework.prototype.loadSpec = original ?? installedLoadSpec;
+    const alone = framework.OpenAPIFramework.prototype.loadSpec;
+    keepBundledDocuments(framework);
+    const wrapped = framework.OpenAPIFramework.prototype.loadSpec;
+    expect(wrapped).not.toBe(alone);
+    return { alone: (spec: unknown, mode?: unknown) => alone.call({}, spec, mode), wrapped: (spec: unknown, mode?: unknown) => wrapped.call({}, spec, mode) };
+  };
+  const generated = readdirSync(new URL('../../generated/', import.meta.url)).filter((name) => name.endsWith('.openapi.json'));
+
+  it('is the same document json-schema-ref-parser\'s bundle answers, on every generated bundle', async () => {
+    expect(generated.length).toBeGreaterThan(5);
+    const { alone, wrapped } = loaders();
+    for (const name of generated) {
+      const read = () => JSON.parse(readFileSync(new URL(`../../generated/${name}`, import.meta.url), 'utf8'));
+      expect(isBundled(read()), name).toBe(true);
+      const spec = read();
+      expect(await wrapped(spec, { mode: 'bundle' })).toBe(spec); // as it is: no crawl, no copy
+      expect(await wrapped(read(), { mode: 'bundle' }), name).toEqual(await alone(read(), { mode: 'bundle' }));
+    }
+  });
+
+  it('goes to the original otherwise: other references, a dangling one, a root $id, the dereference mode, a file path', async () => {
+    const { alone, wrapped } = loaders();
+    const doc = (ref: unknown, extra: object = {}) => ({
+      openapi: '3.1.0', info: { title: 't', version: '1' }, ...extra,
+      paths: { '/a': { get: { responses: { '200': { description: 'ok', content: { 'application/json': { schema: { $ref: ref } } } } } } } },
+      components: { schemas: { A: { type: 'string' }, B: { $ref: '#/components/schemas/A' } } },
+    });
+    const settled = (p: Promise<unknown>) => p.then((value) => ({ value }), (error: Error) => ({ error: `${error.name}: ${error.message}` }));
+    const cases = [
+      doc('#/components/schemas/A'),
+      doc('#/components/schemas/B'), // a reference to a reference: bundle points it to the end
+      doc('#/paths/~1a/get/responses/200/description'), // not a component
+      doc('#/components/schemas/Missing'), // dangling: the parser's error
+      doc('#/components/schemas/A%20'), // escaped
+      doc('#/components/schemas/A', { $id: 'https://example.test/spec' }),
+      doc(42),
+    ];
+    expect(cases.map(isBundled)).toEqual([true, false, false, false, false, false, false]);
+    for (const spec of cases) expect(await settled(wrapped(structuredClone(spec), { mode: 'bundle' }))).toEqual(await settled(alone(structuredClone(spec), { mode: 'bundle' })));
+    expect((await settled(wrapped(doc('#/components/schemas/Missing'), { mode: 'bundle' }))) as object).toHaveProperty('error', expect.stringContaining('Missing'));
+    // Dereferenced, the references are gone: the original did it, not the shortcut.
+    const dereferenced = (await wrapped(doc('#/components/schemas/B'), { mode: 'dereference' })) as ReturnType<typeof doc>;
+    expect(dereferenced.paths['/a'].get.responses['200'].content['application/json'].schema).toEqual({ type: 'string' });
+    expect(await wrapped(PLATFORM_JSON, { mode: 'bundle' })).toEqual(await alone(PLATFORM_JSON, { mode: 'bundle' }));
   });
 });
