@@ -159,21 +159,24 @@ interface Storage {
 /** The compiled reference server (`make build-server`), as `make run` starts it: one node process. */
 const SERVER_MAIN = `${ROOT}server/dist/main.js`;
 
-/** The environment and node options `make run` starts the server with (the Makefile's one place for them). */
-const RUN_SETTINGS = (() => {
-  const [env = '', flags = ''] = spawnSync('make', ['-s', '--no-print-directory', 'run-settings'], { cwd: ROOT, encoding: 'utf8' }).stdout.split('\n');
-  return {
-    env: Object.fromEntries(env.split(/\s+/).filter(Boolean).map((pair) => pair.split('=') as [string, string])),
+/** The environment and node options `make run` starts the server with on that storage (the Makefile's one place for them). */
+function runSettings(storage: Storage) {
+  const env = { ...process.env, DATABASE_URL: storage.databaseUrl ?? '' };
+  const [vars = '', flags = ''] = spawnSync('make', ['-s', '--no-print-directory', 'run-settings'], { cwd: ROOT, encoding: 'utf8', env }).stdout.split('\n');
+  const settings = {
+    env: Object.fromEntries(vars.split(/\s+/).filter(Boolean).map((pair) => pair.split('=') as [string, string])),
     flags: flags.split(/\s+/).filter(Boolean),
   };
-})();
-const RUN_COMMAND = [...Object.entries(RUN_SETTINGS.env).map(([name, value]) => `${name}=${value}`), 'node', ...RUN_SETTINGS.flags, 'server/dist/main.js'].join(' ');
+  const command = [...Object.entries(settings.env).map(([name, value]) => `${name}=${value}`), 'node', ...settings.flags, 'server/dist/main.js'].join(' ');
+  return { ...settings, command };
+}
 
 async function referenceServer(storage: Storage, validation: boolean, main = SERVER_MAIN) {
   const port = await freePort();
   const eventLoopFile = join(PROBE_DIR, `event-loop-${port}.json`);
-  const server = await launch(process.execPath, [...RUN_SETTINGS.flags, '--import', pathToFileURL(PROBE_FILE).href, main], {
-    ...RUN_SETTINGS.env,
+  const settings = runSettings(storage);
+  const server = await launch(process.execPath, [...settings.flags, '--import', pathToFileURL(PROBE_FILE).href, main], {
+    ...settings.env,
     PORT: String(port), HOST: '127.0.0.1', DATA_DIR: storage.dataDir ?? '', DATABASE_URL: storage.databaseUrl ?? '', API_SPEC: BUNDLE, LOG_LEVEL: 'warn',
     RATE_LIMIT_PER_SECOND: '0', CONTRACT_VALIDATION: String(validation), BILLING_POLL_INTERVAL_MS: '3600000', BENCH_EVENT_LOOP: eventLoopFile,
   }, port, '/sandbox/v1/jwks');
@@ -317,7 +320,7 @@ const PROFILE = [
   'Why the throughput targets (≥ 2× Prism on PGlite, ≥ 3× on PostgreSQL) are missed: the ceiling is not Express (a bare',
   'Express route serves the "bare Express" multiple of Prism shown above, ~5–7×) but the store. On PGlite half the CPU is',
   'Postgres in WebAssembly on the event loop, one core for HTTP, validation and SQL together; on PostgreSQL a quarter is',
-  'the driver\'s socket writes. The validator\'s route lookup is now cached (server/http/route-lookup-cache.ts). Since these',
+  'the driver\'s socket writes. The validator\'s route lookup is now compiled once (server/http/route-lookup-cache.ts). Since these',
   'profiles PGlite runs on a worker thread (its SQL off the event loop, with a small protocol of its own for transactions:',
   'section "Event loop on PGlite"), and GET subscription reads in one statement what took four (see below).',
   '',
@@ -352,6 +355,18 @@ const PROFILE = [
   '(short-id lookup 611–698). Also tried: the PGlite thread\'s young generation at 8 MB instead of 16 (295 and 267 MiB, no',
   'clear gain). Those settings must be in place before node starts, so `npx` cannot apply them itself (a launcher process',
   'would add its own memory); the sandbox README gives the command.',
+  '',
+  'On PostgreSQL the young generation is left as it is (2026-11-23): the same cap cost 7–15% more CPU per request there. The',
+  'server\'s CPU per list request (its utime and stime over 4 s at 32 connections, divided by the requests, a new database',
+  'each run, four alternations): 703–844 µs with `--max-semi-space-size=2`, 653–714 µs without; garbage collection was 15% of',
+  'a profile with it. `make run` (`SERVER_MEMORY_FLAGS`) applies the cap only when DATABASE_URL is empty, and this benchmark',
+  'starts each storage\'s server with its own `make run-settings`.',
+  '',
+  'Route lookup (2026-11-23): the validator\'s metadata middleware took 4.5% of the CPU of a list request on PostgreSQL',
+  '(inclusive), with the memoized `pathToRegexp`: it still walked every documented path per request (entries, route pair, both',
+  'routing settings, an options object and the cache key for each). It is now replaced by the same middleware over a table',
+  'compiled once (server/http/route-lookup-cache.ts): 1.5%. The server\'s CPU per short-id lookup on PostgreSQL (as above, three',
+  'alternations with the previous build compiled apart): validated 604–636 → 573–584 µs, validation off 507–512 → 487–495 µs.',
 ].join('\n');
 
 /** A store with the schema, the demo seller able to subscribe (recurrence), before any server runs on it. */
@@ -629,8 +644,8 @@ async function main() {
     '## Server speed',
     '',
     `autocannon, ${CONNECTIONS} connections, ${DURATION} s per measurement after 1 s of warm-up, ${REPS} repetitions (medians; ratios are medians of per-repetition ratios, each against its anchor measured in the same repetition). ` +
-      `Reference server: the compiled server as \`make run\` starts it (\`${RUN_COMMAND}\`), LOG_LEVEL=warn, rate limit off, on a PGlite data directory` +
-      (storages.length > 1 ? ' and on PostgreSQL (`BENCH_DATABASE_URL`, the same machine)' : '') +
+      `Reference server: the compiled server as \`make run\` starts it, LOG_LEVEL=warn, rate limit off, on a PGlite data directory (\`${runSettings({ name: 'PGlite' }).command}\`)` +
+      (storages.length > 1 ? ` and on PostgreSQL (\`BENCH_DATABASE_URL\`, the same machine; \`${runSettings({ name: 'PostgreSQL', databaseUrl: 'postgres://…' }).command}\`)` : '') +
       '; "validation off" is the same server with `CONTRACT_VALIDATION=false`. ' +
       'Prism: `prism mock generated/platform.openapi.json` (the bundle the server reads), the same requests. ' +
       (PIN ? `Under load, autocannon runs on CPU 0 and the server on CPU ${SERVER_CPUS} (taskset, once it has started on the whole machine).` : 'Client and servers share the machine\'s CPUs.'),
