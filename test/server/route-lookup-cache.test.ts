@@ -156,6 +156,43 @@ describe('the same answers as the validator\'s own lookup', () => {
         for (const url of urls) expect(outcome(cached, settings, method, url), `${method} ${url}`).toEqual(outcome(upstream, settings, method, url));
       }
     }
+    // Generated spellings: documented paths, their parameters filled with hostile pieces, then mutated
+    // at random (seeded): a segment replaced, removed, doubled, upper-cased or percent-encoded, a
+    // trailing slash or a query added.
+    let seed = 20261123;
+    const random = (n: number) => ((seed = (seed * 1103515245 + 12345) % 2147483648) % n);
+    const documented = Object.keys(doc.paths);
+    const pieces = [...new Set(documented.flatMap((path) => path.split('/')))].concat(['', '%2F', '%2e%2E', '..', '.', ';a=b', '%', '%ZZ', '%C3%A9', 'É', '~', ':id', '*', '(', ')', '+', ' ', 'v-1']);
+    const generated: string[] = [];
+    for (let i = 0; i < 3000; i++) {
+      const segments = documented[random(documented.length)]!.replace(/\{[^}]+\}/g, () => pieces[random(pieces.length)]!).split('/');
+      for (let n = random(3); n > 0; n--) {
+        const at = 1 + random(segments.length - 1);
+        const mutation = random(5);
+        if (mutation === 0) segments[at] = pieces[random(pieces.length)]!;
+        else if (mutation === 1) segments.splice(at, 1);
+        else if (mutation === 2) segments.splice(at, 0, segments[at] ?? '');
+        else if (mutation === 3) segments[at] = (segments[at] ?? '').toUpperCase();
+        else segments[at] = (segments[at] ?? '').replace(/[a-z-]/, (c) => `%${c.charCodeAt(0).toString(16)}`);
+      }
+      let path = segments.join('/');
+      if (random(5) === 0) path += '/';
+      if (random(6) === 0) path += '?q=' + pieces[random(pieces.length)];
+      generated.push(path);
+    }
+    const kinds = new Map<string, number>();
+    for (const settings of [{ strict: false, sensitive: false }, { strict: true, sensitive: true }]) {
+      const [upstream, cached] = [middlewares.upstream(settings), middlewares.cached(settings)];
+      for (const url of generated) {
+        const method = ['GET', 'POST', 'PATCH'][random(3)]!;
+        const answer = outcome(cached, settings, method, url) as { thrown?: string; openapi?: unknown };
+        expect(answer, `${method} ${url}`).toEqual(outcome(upstream, settings, method, url));
+        const kind = answer.thrown ?? (answer.openapi ? 'matched' : 'passed by');
+        kinds.set(kind, (kinds.get(kind) ?? 0) + 1);
+      }
+    }
+    // Each answer is reached by tens of generated spellings at least.
+    for (const kind of ['matched', 'NotFound', 'MethodNotAllowed', 'BadRequest']) expect(kinds.get(kind) ?? 0, kind).toBeGreaterThan(20);
     // The cases above are not all alike: they reach each of the lookup's answers.
     const settings = { strict: false, sensitive: false };
     const answers = urls.map((url) => outcome(middlewares.cached(settings), settings, 'GET', url) as { thrown?: string; nextCalls?: number });
