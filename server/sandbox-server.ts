@@ -15,6 +15,7 @@ import type { Logger } from 'pino';
 import type { Config } from './config.ts';
 import { migrate } from './store/migrate.ts';
 import { type Store } from './store/store.ts';
+import type { MadePrivate } from './store/data-directory.ts';
 import { openStore } from './store/open-store.ts';
 
 const SHUTDOWN_GRACE_MS = 10_000;
@@ -45,7 +46,9 @@ export async function runSandbox(configured: Config, logger: Logger): Promise<Ru
   // In memory, from the package's pre-initialized, migrated data directory (pglite-snapshot.ts).
   // PGlite runs on a worker thread: if that thread dies, every request fails from then on; say why once.
   const onFailure = (error: Error) => logger.error({ err: error }, 'The store stopped: every request will fail until the sandbox restarts');
-  const storeReady = openStore({ ...configured, pgliteSnapshot: true, onFailure }).then(async (store) => {
+  const onMadePrivate = (change: MadePrivate) =>
+    logger.warn(change, 'The data directory was open to other users (PGlite writes its files readable and writable by everyone): its mode is now 700');
+  const storeReady = openStore({ ...configured, pgliteSnapshot: true, onFailure, onMadePrivate }).then(async (store) => {
     try {
       const applied = await migrate(store);
       if (applied.length) logger.info({ applied }, 'Migrations applied');

@@ -1,6 +1,7 @@
 // Opening the store: PostgreSQL when a URL is given, embedded PGlite otherwise, with the key that
 // seals secrets at rest. Apart from store.ts (the interface), so that the two drivers, which
 // implement that interface, and the factory, which imports them, form no import cycle.
+import type { MadePrivate } from './data-directory.ts';
 import { resolveEncryptionKey } from './encryption-key.ts';
 import { openPgliteWorkerStore } from './pglite-worker-store.ts';
 import { sealedSecrets, type SealedSecrets } from './sealed-secrets.ts';
@@ -21,6 +22,8 @@ export interface StoreOptions {
   pgliteSnapshot?: boolean | string;
   /** Told when PGlite's worker thread stops unexpectedly (every store call fails from then on). */
   onFailure?: (error: Error) => void;
+  /** Told when an existing PGlite data directory that other users could reach was made private (data-directory.ts). */
+  onMadePrivate?: (change: MadePrivate) => void;
 }
 
 /**
@@ -34,7 +37,7 @@ export async function openStore(options: StoreOptions): Promise<Store> {
   const atRest = sealedSecrets(await resolveEncryptionKey(options));
   const store = options.databaseUrl
     ? (await import('./postgres-store.ts')).openPostgresStore(options.databaseUrl)
-    : openPgliteWorkerStore(options.dataDir, { snapshot: options.pgliteSnapshot, onFailure: options.onFailure });
+    : openPgliteWorkerStore(options.dataDir, { snapshot: options.pgliteSnapshot, onFailure: options.onFailure, onMadePrivate: options.onMadePrivate });
   return withSealedSecrets(await store, atRest);
 }
 

@@ -7,6 +7,7 @@ import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { Worker } from 'node:worker_threads';
+import { privateDataDirectory, type MadePrivate } from './data-directory.ts';
 import { pgliteSnapshot } from './pglite-snapshot.ts';
 import type { WorkerData, WorkerError, WorkerOpen, WorkerReply, WorkerRequest } from './pglite-worker-protocol.ts';
 import { rethrowWithoutValues, type QueryResult, type Queryable, type Store } from './store.ts';
@@ -112,6 +113,8 @@ export interface PgliteWorkerOptions {
   snapshot?: boolean | string;
   /** Told once when the worker thread stops unexpectedly (every call rejects from then on). */
   onFailure?: (error: Error) => void;
+  /** Told when an existing data directory that other users could reach was made private (data-directory.ts). */
+  onMadePrivate?: (change: MadePrivate) => void;
 }
 
 export interface PgliteWorkerStore extends Store {
@@ -131,6 +134,10 @@ function rebuilt(fields: WorkerError): Error {
  * (memory, or a directory with no cluster yet). Resolves once PGlite is open.
  */
 export async function openPgliteWorkerStore(dataDir?: string, options: PgliteWorkerOptions = {}): Promise<PgliteWorkerStore> {
+  if (dataDir && !dataDir.includes('://')) {
+    const change = privateDataDirectory(dataDir);
+    if (change) options.onMadePrivate?.(change);
+  }
   const file = typeof options.snapshot === 'string' ? options.snapshot : undefined;
   const fromSnapshot = startsEmpty(dataDir) && options.snapshot;
   // Read and uncompressed once per process (pglite-snapshot.ts); a Blob crosses to the worker without a copy.

@@ -10,7 +10,6 @@
 // callback runs (PGlite's lock taken), the statements tagged with its id run on it, `commit`
 // resolves the promise, `rollback` rejects it. Statements outside a transaction go through
 // `db.query`, which PGlite queues behind any open transaction, as before.
-import { mkdir } from 'node:fs/promises';
 import { once } from 'node:events';
 import { parentPort, workerData } from 'node:worker_threads';
 import { PGlite, type Transaction } from '@electric-sql/pglite';
@@ -40,7 +39,7 @@ async function open(): Promise<PGlite> {
   const [{ snapshot, ...compiled }] = (await once(port, 'message')) as [WorkerOpen];
   /** The engine the main thread compiled, and PostgreSQL's settings for the sandbox (pglite-settings.ts). */
   const engine = { ...compiled, startParams: pgliteStartParams() };
-  if (dataDir && !dataDir.includes('://')) await mkdir(dataDir, { recursive: true });
+  // The data directory exists already: the main thread made it private first (data-directory.ts).
   if (!snapshot) return PGlite.create({ ...engine, dataDir });
   // A snapshot that does not load: initdb, as without one.
   return PGlite.create({ ...engine, dataDir, loadDataDir: snapshot }).catch(() => PGlite.create({ ...engine, dataDir }));
