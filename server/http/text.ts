@@ -21,6 +21,7 @@ const escapePointer = (key: string) => key.replace(/~/g, '~0').replace(/\//g, '~
  * binary data (an uploaded file) is not text and not looked at.
  */
 export function notTextPointers(value: unknown): string[] {
+  if (allText(value)) return []; // nearly every request: no pointer built
   const found: string[] = [];
   const pending: Array<[unknown, string]> = [[value, '']];
   for (let next = pending.pop(); next; next = pending.pop()) {
@@ -35,4 +36,21 @@ export function notTextPointers(value: unknown): string[] {
     }
   }
   return [...new Set(found)];
+}
+
+/** Whether every string and member name inside `value` is text: notTextPointers' walk, without the pointers. */
+function allText(value: unknown): boolean {
+  const pending: unknown[] = [value];
+  while (pending.length) {
+    const item = pending.pop();
+    if (typeof item === 'string') {
+      if (!isText(item)) return false;
+    } else if (item !== null && typeof item === 'object' && !ArrayBuffer.isView(item)) {
+      for (const key of Object.keys(item)) {
+        if (!isText(key)) return false;
+        pending.push((item as Record<string, unknown>)[key]);
+      }
+    }
+  }
+  return true;
 }
