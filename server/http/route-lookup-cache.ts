@@ -4,15 +4,17 @@
 // both routing settings read from the app, an options object, then `pathToRegexp` compiling the
 // path again. With ~60 paths that was most of the validator's routing cost. Upstream pull request
 // #1217 caches the compiled matchers. Until a release has it, this file replaces the metadata
-// middleware from outside with the same middleware over a route table compiled once: for each
-// documented path, in the route map's own order, its Express route, OpenAPI route, path key,
-// matcher and parameter names, built on the first request for the app's two routing settings
-// ("strict routing", "case sensitive routing", read on every request as upstream does). Each
-// request then runs only the matchers until one matches. Everything else is upstream's code as it
-// is: what it answers (`req.openapi`, `req.params`, the 405 with its Allow header, the 404, the 400
-// of a malformed escape), the same path, the same order, the same error classes (the validator's
-// own, required from its `dist/`). test/server/route-lookup-cache.test.ts compares the two
-// middlewares on every documented operation and on hostile spellings.
+// middleware from outside with the same middleware over a route table: the documented paths in the
+// route map's own order (Express route, OpenAPI route, path key), read on the first request, and
+// for each pair of the app's routing settings ("strict routing", "case sensitive routing", read on
+// every request as upstream does) the matchers and parameter names, each compiled when a scan first
+// reaches its path, as upstream compiles it (a path path-to-regexp refuses fails only the requests
+// that reach it, as upstream's does). Each request then runs the matchers in order until one
+// matches. Everything else is upstream's code as it is: what it answers (`req.openapi`,
+// `req.params`, the 405 with its Allow header, the 404, the 400 of a malformed escape), the same
+// path, the same order, the same error classes (the validator's own, required from its `dist/`).
+// test/server/route-lookup-cache.test.ts compares the two middlewares on every documented
+// operation, on hostile and generated spellings, and on a path path-to-regexp refuses.
 //
 // Why a wrapper and not patch-package: this package is published, and a patch applied by the
 // workspace's postinstall would never reach its consumers (their `npm install` does not run our
@@ -79,11 +81,14 @@ export const ORIGINAL = Symbol.for('payment-platform.sandbox.validatorOriginalMe
 
 export const validatorMetadataModule = () => validatorRequire()('./middlewares/openapi.metadata.js') as MetadataModule;
 
-/** One documented path as the lookup needs it, compiled once. */
+/** One documented path as the lookup needs it. */
 interface Route {
   expressRoute: string;
   openApiRoute: string;
   pathKey: string;
+}
+/** A route's matcher under one pair of routing settings. */
+interface Matcher {
   regexp: RegExp;
   paramKeys: string[];
 }
@@ -101,30 +106,42 @@ export function applyOpenApiMetadata(openApiContext: OpenApiContext, responseApi
   const { MethodNotAllowed, NotFound, BadRequest } = require('./framework/types.js') as Record<'MethodNotAllowed' | 'NotFound' | 'BadRequest', HttpErrorClass>;
   const { httpMethods } = require('./middlewares/parsers/schema.preprocessor.js') as { httpMethods: Set<string> };
   const { zipObject } = require('./middlewares/util.js') as { zipObject(keys: string[], values: string[]): Record<string, string> };
-  /** The route table for each pair of routing settings, built when a request first needs it. */
-  const tables = new Map<number, Route[]>();
-  const routesFor = (strict: boolean, sensitive: boolean): Route[] => {
+  /** The documented paths in the route map's order, read on the first request (the map is complete by then). */
+  let routes: Route[] | undefined;
+  /**
+   * For each pair of routing settings, the matchers compiled so far, by route index. Each is compiled
+   * when a scan first reaches its route, as upstream compiles it: a path path-to-regexp refuses
+   * fails the requests that reach it, as upstream's does, and no other (nothing is kept for it).
+   */
+  const matchers = new Map<number, Array<Matcher | undefined>>();
+  const matchersFor = (strict: boolean, sensitive: boolean) => {
     const settings = (strict ? 2 : 0) | (sensitive ? 1 : 0);
-    let routes = tables.get(settings);
-    if (!routes) {
-      const { pathToRegexp } = validatorPathToRegexpModule(); // read now, as upstream reads it at each call
-      routes = Object.entries(openApiContext.expressRouteMap).map(([expressRoute, methods]) => {
-        const openApiRoute = openApiContext.routePair(expressRoute)!.openApiRoute;
-        const { regexp, keys } = pathToRegexp(expressRoute, { sensitive, strict });
-        return { expressRoute, openApiRoute, pathKey: openApiRoute.substring(methods.basePath.length), regexp, paramKeys: (keys as Array<{ name: string }>).map((k) => k.name) };
-      });
-      tables.set(settings, routes);
-    }
-    return routes;
+    let compiled = matchers.get(settings);
+    if (!compiled) matchers.set(settings, (compiled = []));
+    return compiled;
+  };
+  const compile = (route: Route, strict: boolean, sensitive: boolean): Matcher => {
+    const { pathToRegexp } = validatorPathToRegexpModule(); // read now, as upstream reads it at each call
+    const { regexp, keys } = pathToRegexp(route.expressRoute, { sensitive, strict });
+    return { regexp, paramKeys: (keys as Array<{ name: string }>).map((k) => k.name) };
   };
 
   const lookupRoute = (req: MetadataRequest, useRequestUrl: boolean) => {
     const path = useRequestUrl ? req.url.split('?')[0]! : req.originalUrl.split('?')[0]!;
     const method = req.method.toLowerCase();
-    const routes = routesFor(!!req.app.enabled('strict routing'), !!req.app.enabled('case sensitive routing'));
-    for (const { expressRoute, openApiRoute, pathKey, regexp, paramKeys } of routes) {
+    routes ??= Object.entries(openApiContext.expressRouteMap).map(([expressRoute, methods]) => {
+      const openApiRoute = openApiContext.routePair(expressRoute)!.openApiRoute;
+      return { expressRoute, openApiRoute, pathKey: openApiRoute.substring(methods.basePath.length) };
+    });
+    if (routes.length === 0) return null; // upstream reads no setting then
+    const strict = !!req.app.enabled('strict routing');
+    const sensitive = !!req.app.enabled('case sensitive routing');
+    const compiled = matchersFor(strict, sensitive);
+    for (let index = 0; index < routes.length; index++) {
+      const { regexp, paramKeys } = (compiled[index] ??= compile(routes[index]!, strict, sensitive));
       const matchedRoute = regexp.exec(path);
       if (matchedRoute) {
+        const { expressRoute, openApiRoute, pathKey } = routes[index]!;
         const schema = openApiContext.apiDoc.paths[pathKey]![method];
         const _responseSchema = responseApiDoc?.paths[pathKey]![method];
         try {

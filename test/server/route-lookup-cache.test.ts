@@ -80,20 +80,25 @@ describe('the same answers as the validator\'s own lookup', () => {
     useRequestUrl?: boolean;
   }
 
-  beforeAll(async () => {
-    const { readFileSync } = await import('node:fs');
-    const { loadConfig } = await import('../../server/config.ts');
+  /** Both middlewares over a document, for the given settings. */
+  async function middlewaresOf(document: unknown): Promise<typeof middlewares> {
     const { applyOpenApiMetadata, ORIGINAL } = await import('../../server/http/route-lookup-cache.ts');
     const upstream = (applyOpenApiMetadata as unknown as Record<symbol, typeof applyOpenApiMetadata>)[ORIGINAL]!;
     expect(upstream).not.toBe(applyOpenApiMetadata);
-    const spec = await new OpenApiSpecLoader({ apiDoc: JSON.parse(readFileSync(loadConfig({}).apiSpec, 'utf8')), validateApiSpec: false }).load();
+    const spec = await new OpenApiSpecLoader({ apiDoc: document, validateApiSpec: false }).load();
     doc = spec.apiDoc;
     const build = (factory: typeof applyOpenApiMetadata) => (settings: Settings) => {
       const ignorePaths = (path: string) => path === '/sandbox/v1/health';
       const context = new OpenApiContext(spec, ignorePaths, settings.ignoreUndocumented ?? false, settings.useRequestUrl ?? false);
-      return factory(context, { paths: structuredClone(doc.paths) }) as unknown as Middleware;
+      return factory(context, { paths: structuredClone(spec.apiDoc.paths) }) as unknown as Middleware;
     };
-    middlewares = { upstream: build(upstream), cached: build(applyOpenApiMetadata) };
+    return { upstream: build(upstream), cached: build(applyOpenApiMetadata) };
+  }
+
+  beforeAll(async () => {
+    const { readFileSync } = await import('node:fs');
+    const { loadConfig } = await import('../../server/config.ts');
+    middlewares = await middlewaresOf(JSON.parse(readFileSync(loadConfig({}).apiSpec, 'utf8')));
   });
 
   /** What a middleware did with a request: the error it threw (every field) or what it set on it. */
@@ -109,7 +114,7 @@ describe('the same answers as the validator\'s own lookup', () => {
       const openapi = req.openapi as Record<string, unknown> | undefined;
       return { nextCalls, params: req.params, openapi: openapi && { ...openapi, schema: schemaName(openapi.schema), _responseSchema: schemaName(openapi._responseSchema) } };
     } catch (error) {
-      return { thrown: (error as Error).constructor.name, ...(error as object), stack: undefined };
+      return { thrown: (error as Error).constructor.name, message: (error as Error).message, ...(error as object), stack: undefined };
     }
   }
   /** A schema object named by where it sits in the document: identity, not only equal content. */
@@ -198,5 +203,22 @@ describe('the same answers as the validator\'s own lookup', () => {
     const answers = urls.map((url) => outcome(middlewares.cached(settings), settings, 'GET', url) as { thrown?: string; nextCalls?: number });
     expect(new Set(answers.map((a) => a.thrown ?? 'next'))).toEqual(new Set(['BadRequest', 'NotFound', 'next']));
     expect(outcome(middlewares.cached(settings), settings, 'DELETE', '/dpy/payment-link/v1/payment-links')).toMatchObject({ thrown: 'MethodNotAllowed', status: 405, headers: { Allow: expect.stringContaining('GET') } });
+  });
+  it('fails only the requests that reach a path path-to-regexp refuses, as the validator does, each time', async () => {
+    const ok = { responses: { '200': { description: 'ok' } } };
+    const document = { openapi: '3.1.0', info: { title: 't', version: '1' }, paths: { '/aaa': { get: ok }, '/x/{a}{b}': { get: ok }, '/zzz': { get: ok } } };
+    const { upstream, cached } = await middlewaresOf(document);
+    const settings = { strict: false, sensitive: false };
+    const [original, replacement] = [upstream(settings), cached(settings)];
+    const seen = new Map<string, unknown>();
+    for (let round = 0; round < 2; round++) {
+      for (const url of ['/aaa', '/zzz', '/x/1', '/nope', '/aaa']) {
+        const answer = outcome(replacement, settings, 'GET', url);
+        expect(answer, url).toEqual(outcome(original, settings, 'GET', url));
+        seen.set(url, answer);
+      }
+    }
+    expect(seen.get('/aaa')).toMatchObject({ nextCalls: 1, openapi: { openApiRoute: '/aaa' } }); // before the refused path: answered
+    expect(seen.get('/zzz')).toMatchObject({ thrown: 'PathError', message: expect.stringContaining('/x/:a:b') });
   });
 });
