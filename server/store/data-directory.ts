@@ -18,6 +18,7 @@ export interface MadePrivate {
 /** Creates the directory (mode 700) or makes an existing one private; answers what it changed. */
 export function privateDataDirectory(dataDir: string): MadePrivate | undefined {
   mkdirSync(dataDir, { recursive: true, mode: PRIVATE });
+  if (process.platform === 'win32') return undefined; // no POSIX modes there: access is by ACL, which chmod does not set
   const mode = statSync(dataDir).mode & 0o777;
   if ((mode & 0o077) === 0) return undefined;
   const previousMode = mode.toString(8);
