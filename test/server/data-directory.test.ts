@@ -98,3 +98,34 @@ it.runIf(process.getuid?.() === 0)('refuses, naming the directory and what to do
   expect(run.stdout.trim()).toBe(`The data directory ${dataDir} is open to other users (mode 777) and could not be made private (EPERM: operation not permitted, chmod '${dataDir}'): chmod 700 it, or choose another data directory`);
   expect(await modeOf(dataDir)).toBe('777');
 });
+
+it('refuses a directory that holds other files and no cluster, and leaves it as it was (a home, /tmp, the current directory)', async () => {
+  const other = join(root, 'home-like');
+  await mkdir(join(other, 'projects'), { recursive: true });
+  await (await import('node:fs/promises')).writeFile(join(other, 'notes.txt'), 'mine');
+  await chmod(other, 0o1777); // sticky and open to all, as /tmp
+  await expect(openPgliteWorkerStore(other, { snapshot: inject('pgliteClusterSnapshot') })).rejects.toThrow(
+    `The data directory ${other} holds other files ("notes.txt", "projects") and no PostgreSQL cluster: give a new or empty directory`,
+  );
+  expect(((await stat(other)).mode & 0o7777).toString(8)).toBe('1777');
+  expect((await readdir(other)).sort()).toEqual(['notes.txt', 'projects']); // no cluster written into it
+  // The sandbox does not start on it, and says why.
+  const logs = new CapturedLogs();
+  await expect(runSandbox(testConfig({ apiSpec: PLATFORM_JSON, dataDir: other }), createLogger('info', logs))).rejects.toThrow(/holds other files/);
+  expect((await readdir(other)).sort()).toEqual(['notes.txt', 'projects']);
+});
+
+it('opens a cluster holding files of its own beside PostgreSQL\'s, and a start cut short before PG_VERSION', async () => {
+  const dataDir = join(root, 'with-extra');
+  await open(dataDir, 'kept');
+  await (await import('node:fs/promises')).writeFile(join(dataDir, 'README.txt'), 'a note of the user');
+  expect((await open(dataDir)).rows).toEqual([{ v: 'kept' }]);
+  // Only PostgreSQL's names and no PG_VERSION: a first start cut short, started again (pglite-snapshot.test.ts has the whole case).
+  const cut = join(root, 'cut');
+  await mkdir(join(cut, 'base'), { recursive: true });
+  await (await import('node:fs/promises')).writeFile(join(cut, 'postgresql.conf'), '');
+  await rm(join(cut, 'base'), { recursive: true });
+  await mkdir(join(cut, 'global'));
+  const { rows } = await open(cut, 'again');
+  expect(rows).toEqual([{ v: 'again' }]);
+});
