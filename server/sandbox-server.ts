@@ -47,7 +47,10 @@ export async function runSandbox(configured: Config, logger: Logger): Promise<Ru
   // PGlite runs on a worker thread: if that thread dies, every request fails from then on; say why once.
   const onFailure = (error: Error) => logger.error({ err: error }, 'The store stopped: every request will fail until the sandbox restarts');
   const onMadePrivate = (change: MadePrivate) =>
-    logger.warn(change, 'The data directory was open to other users (PGlite writes its files readable and writable by everyone): its mode is now 700');
+    logger.warn(
+      change,
+      'The data directory was open to other users, who could read and change the database (PGlite writes its files readable and writable by everyone): group and others no longer reach it or its files. On a shared machine, start from a new data directory',
+    );
   const storeReady = openStore({ ...configured, pgliteSnapshot: true, onFailure, onMadePrivate }).then(async (store) => {
     try {
       const applied = await migrate(store);

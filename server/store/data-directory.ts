@@ -1,21 +1,27 @@
 // A PGlite data directory is the sandbox's database: only its owner may reach it. PGlite writes the
 // cluster's files readable and writable by everyone (mode 666, whatever the umask), so the
 // directory is what keeps other local users out, as PostgreSQL requires of its own data directories
-// (it refuses to start on one that group or others can reach). A directory the sandbox creates is
-// created with mode 700; an existing one that group or others can reach (a directory made with
-// `mkdir`, or by an earlier version of the sandbox, 755 under the usual umask) is set to 700 at
-// opening, and the caller is told so. A directory that holds other things and no cluster is
-// refused, untouched (CLUSTER_ENTRIES). Synchronous: a few system calls, before PGlite's thread starts.
-import { chmodSync, mkdirSync, readdirSync, statSync } from 'node:fs';
+// (it refuses one that group or others can reach, or that another user owns). Checked before the
+// key file beside it is written and before PGlite's thread starts, with a few synchronous calls:
+// - absent: created with mode 700 (the directories leading to it get the umask's mode, as before);
+// - not a directory, a symbolic link, or owned by another user: refused, untouched;
+// - holding other files and no cluster (a home, /tmp, the current directory given by mistake):
+//   refused, untouched, as initdb refuses a directory that is not empty;
+// - open to group or others (a directory made with `mkdir`, or by an earlier version of the
+//   sandbox: 755 under the usual umask): its own bits kept, the others' removed, and the same done
+//   to everything inside it (files 600 or less, directories 700 or less), which also closes hard
+//   links another user may have made to its files meanwhile; the caller is told, to warn that
+//   others could read and change the database until then. One that cannot be changed is refused.
+// Not on Windows, where access is by ACL, which these modes do not express.
+import { chmodSync, lstatSync, mkdirSync, readdirSync, type Stats } from 'node:fs';
+import { join } from 'node:path';
 
 const PRIVATE = 0o700;
 
 /**
  * What a PostgreSQL data directory holds at its top (PostgreSQL's layout; postmaster.* while a
- * server runs). A directory with other entries and no PG_VERSION is not one: the user's home, the
- * current directory, /tmp given by mistake. The sandbox neither writes its cluster into it nor
- * changes its mode, as initdb refuses a directory that is not empty. A first start cut short
- * (the snapshot's PG_VERSION comes last) leaves only these names, and starts again.
+ * server runs). A directory with other entries and no PG_VERSION is not one. A first start cut
+ * short (the snapshot's PG_VERSION comes last) leaves only these names, and starts again.
  */
 const CLUSTER_ENTRIES = new Set([
   'PG_VERSION', 'base', 'global', 'pg_commit_ts', 'pg_dynshmem', 'pg_hba.conf', 'pg_ident.conf', 'pg_logical', 'pg_multixact',
@@ -23,30 +29,71 @@ const CLUSTER_ENTRIES = new Set([
   'pg_wal', 'pg_xact', 'postgresql.auto.conf', 'postgresql.conf', 'postmaster.opts', 'postmaster.pid',
 ]);
 
-/** What was done to an existing directory: its mode before, when it was changed. */
+/** What was done to an existing directory open to others: its mode before and after (octal, special bits included). */
 export interface MadePrivate {
   dataDir: string;
   previousMode: string;
+  mode: string;
 }
 
-/** Creates the directory (mode 700) or makes an existing one private; answers what it changed. */
-export function privateDataDirectory(dataDir: string): MadePrivate | undefined {
-  mkdirSync(dataDir, { recursive: true, mode: PRIVATE });
+const octal = (mode: number) => (mode & 0o7777).toString(8);
+const refuse = (dataDir: string, why: string) => new Error(`The data directory ${dataDir} ${why}`);
+
+/** A data directory on disk (not `memory://`, nor any other URL PGlite reads). */
+export const isOnDisk = (dataDir: string | undefined): dataDir is string => !!dataDir && !dataDir.includes('://');
+
+/** Creates the directory (mode 700) or checks and makes private an existing one; answers what it changed. */
+export function privateDataDirectory(given: string): MadePrivate | undefined {
+  const dataDir = given.replace(/(.)\/+$/, '$1'); // `link/` would resolve a symbolic link before lstat sees it
+  let stats = lstatOrUndefined(dataDir);
+  if (!stats) {
+    mkdirSync(dataDir, { recursive: true, mode: PRIVATE });
+    stats = lstatSync(dataDir);
+  }
+  if (stats.isSymbolicLink()) throw refuse(dataDir, 'is a symbolic link: give the directory it points to, or a new one');
+  if (!stats.isDirectory()) throw refuse(dataDir, 'exists and is not a directory: give a new or empty directory');
   const entries = readdirSync(dataDir);
   const foreign = entries.filter((entry) => !CLUSTER_ENTRIES.has(entry));
   if (foreign.length && !entries.includes('PG_VERSION')) {
     const shown = foreign.slice(0, 3).map((entry) => JSON.stringify(entry)).join(', ') + (foreign.length > 3 ? ', ...' : '');
-    throw new Error(`The data directory ${dataDir} holds other files (${shown}) and no PostgreSQL cluster: give a new or empty directory`);
+    throw refuse(dataDir, `holds other files (${shown}) and no PostgreSQL cluster: give a new or empty directory`);
   }
-  if (process.platform === 'win32') return undefined; // no POSIX modes there: access is by ACL, which chmod does not set
-  const mode = statSync(dataDir).mode & 0o777;
-  if ((mode & 0o077) === 0) return undefined;
-  const previousMode = mode.toString(8);
+  if (process.platform === 'win32') return undefined;
+  const uid = process.geteuid?.();
+  if (uid !== undefined && stats.uid !== uid) {
+    throw refuse(dataDir, `belongs to another user (uid ${stats.uid}), who could read and change the database: give a directory of your own (uid ${uid})`);
+  }
+  if ((stats.mode & 0o077) === 0) return undefined;
+  const previousMode = octal(stats.mode);
+  const mode = stats.mode & PRIVATE;
   try {
-    chmodSync(dataDir, mode & PRIVATE);
+    chmodSync(dataDir, mode);
+    privateContents(dataDir);
   } catch (error) {
-    // Not its owner, say: the sandbox does not start on a database others can reach.
-    throw new Error(`The data directory ${dataDir} is open to other users (mode ${previousMode}) and could not be made private (${(error as Error).message}): chmod 700 it, or choose another data directory`);
+    throw refuse(dataDir, `is open to other users (mode ${previousMode}) and could not be made private (${(error as Error).message}): chmod -R go-rwx it, or give another directory`);
   }
-  return { dataDir, previousMode };
+  return { dataDir, previousMode, mode: octal(mode) };
+}
+
+/** The group's and others' bits taken off everything inside (symbolic links are not followed). */
+function privateContents(dir: string): void {
+  const pending = [dir];
+  for (let next = pending.pop(); next !== undefined; next = pending.pop()) {
+    for (const entry of readdirSync(next, { withFileTypes: true })) {
+      const path = join(next, entry.name);
+      if (entry.isSymbolicLink()) continue;
+      const stats = lstatSync(path);
+      if (stats.mode & 0o077) chmodSync(path, stats.mode & PRIVATE);
+      if (entry.isDirectory()) pending.push(path);
+    }
+  }
+}
+
+function lstatOrUndefined(path: string): Stats | undefined {
+  try {
+    return lstatSync(path);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+    throw error;
+  }
 }

@@ -7,7 +7,7 @@ import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { Worker } from 'node:worker_threads';
-import { privateDataDirectory, type MadePrivate } from './data-directory.ts';
+import { isOnDisk, privateDataDirectory, type MadePrivate } from './data-directory.ts';
 import { pgliteSnapshot } from './pglite-snapshot.ts';
 import type { WorkerData, WorkerError, WorkerOpen, WorkerReply, WorkerRequest } from './pglite-worker-protocol.ts';
 import { rethrowWithoutValues, type QueryResult, type Queryable, type Store } from './store.ts';
@@ -134,8 +134,8 @@ function rebuilt(fields: WorkerError): Error {
  * (memory, or a directory with no cluster yet). Resolves once PGlite is open.
  */
 export async function openPgliteWorkerStore(dataDir?: string, options: PgliteWorkerOptions = {}): Promise<PgliteWorkerStore> {
-  if (dataDir && !dataDir.includes('://')) {
-    const change = privateDataDirectory(dataDir);
+  if (isOnDisk(dataDir)) {
+    const change = privateDataDirectory(dataDir); // openStore checked it already, before its key file: no change then
     if (change) options.onMadePrivate?.(change);
   }
   const file = typeof options.snapshot === 'string' ? options.snapshot : undefined;
