@@ -2,7 +2,8 @@
 // cluster's files readable and writable by everyone (mode 666, whatever the umask), so the
 // directory is what keeps other local users out, as PostgreSQL requires of its own data directories
 // (it refuses one that group or others can reach, or that another user owns). Checked before the
-// key file beside it is written and before PGlite's thread starts, with a few synchronous calls:
+// key file beside it is written (checkDataDirectory), made or made private before PGlite's thread
+// starts (privateDataDirectory), with a few synchronous calls:
 // - absent: created with mode 700 (the directories leading to it get the umask's mode, as before);
 // - not a directory, a symbolic link, or owned by another user: refused, untouched;
 // - holding other files and no cluster (a home, /tmp, the current directory given by mistake):
@@ -42,28 +43,28 @@ const refuse = (dataDir: string, why: string) => new Error(`The data directory $
 /** A data directory on disk (not `memory://`, nor any other URL PGlite reads). */
 export const isOnDisk = (dataDir: string | undefined): dataDir is string => !!dataDir && !dataDir.includes('://');
 
+const withoutTrailingSlash = (dataDir: string) => dataDir.replace(/(.)\/+$/, '$1'); // `link/` would resolve a symbolic link before lstat sees it
+
+/**
+ * Refuses, writing nothing, a data directory the sandbox may not use: openStore checks it before the
+ * key file beside it is resolved (a bad key file, in turn, is refused before the directory is made).
+ */
+export function checkDataDirectory(given: string): void {
+  const dataDir = withoutTrailingSlash(given);
+  const stats = lstatOrUndefined(dataDir);
+  if (stats) refuseUnless(dataDir, stats);
+}
+
 /** Creates the directory (mode 700) or checks and makes private an existing one; answers what it changed. */
 export function privateDataDirectory(given: string): MadePrivate | undefined {
-  const dataDir = given.replace(/(.)\/+$/, '$1'); // `link/` would resolve a symbolic link before lstat sees it
+  const dataDir = withoutTrailingSlash(given);
   let stats = lstatOrUndefined(dataDir);
   if (!stats) {
     mkdirSync(dataDir, { recursive: true, mode: PRIVATE });
     stats = lstatSync(dataDir);
   }
-  if (stats.isSymbolicLink()) throw refuse(dataDir, 'is a symbolic link: give the directory it points to, or a new one');
-  if (!stats.isDirectory()) throw refuse(dataDir, 'exists and is not a directory: give a new or empty directory');
-  const entries = readdirSync(dataDir);
-  const foreign = entries.filter((entry) => !CLUSTER_ENTRIES.has(entry));
-  if (foreign.length && !entries.includes('PG_VERSION')) {
-    const shown = foreign.slice(0, 3).map((entry) => JSON.stringify(entry)).join(', ') + (foreign.length > 3 ? ', ...' : '');
-    throw refuse(dataDir, `holds other files (${shown}) and no PostgreSQL cluster: give a new or empty directory`);
-  }
-  if (process.platform === 'win32') return undefined;
-  const uid = process.geteuid?.();
-  if (uid !== undefined && stats.uid !== uid) {
-    throw refuse(dataDir, `belongs to another user (uid ${stats.uid}), who could read and change the database: give a directory of your own (uid ${uid})`);
-  }
-  if ((stats.mode & 0o077) === 0) return undefined;
+  refuseUnless(dataDir, stats);
+  if (process.platform === 'win32' || (stats.mode & 0o077) === 0) return undefined;
   const previousMode = octal(stats.mode);
   const mode = stats.mode & PRIVATE;
   try {
@@ -73,6 +74,22 @@ export function privateDataDirectory(given: string): MadePrivate | undefined {
     throw refuse(dataDir, `is open to other users (mode ${previousMode}) and could not be made private (${(error as Error).message}): chmod -R go-rwx it, or give another directory`);
   }
   return { dataDir, previousMode, mode: octal(mode) };
+}
+
+/** Throws unless the existing path is a directory of this user holding a cluster, part of one, or nothing. */
+function refuseUnless(dataDir: string, stats: Stats): void {
+  if (stats.isSymbolicLink()) throw refuse(dataDir, 'is a symbolic link: give the directory it points to, or a new one');
+  if (!stats.isDirectory()) throw refuse(dataDir, 'exists and is not a directory: give a new or empty directory');
+  const entries = readdirSync(dataDir);
+  const foreign = entries.filter((entry) => !CLUSTER_ENTRIES.has(entry));
+  if (foreign.length && !entries.includes('PG_VERSION')) {
+    const shown = foreign.slice(0, 3).map((entry) => JSON.stringify(entry)).join(', ') + (foreign.length > 3 ? ', ...' : '');
+    throw refuse(dataDir, `holds other files (${shown}) and no PostgreSQL cluster: give a new or empty directory`);
+  }
+  const uid = process.platform === 'win32' ? undefined : process.geteuid?.();
+  if (uid !== undefined && stats.uid !== uid) {
+    throw refuse(dataDir, `belongs to another user (uid ${stats.uid}), who could read and change the database: give a directory of your own (uid ${uid})`);
+  }
 }
 
 /** The group's and others' bits taken off everything inside (symbolic links are not followed). */
