@@ -1,7 +1,7 @@
 // Opening the store: PostgreSQL when a URL is given, embedded PGlite otherwise, with the key that
 // seals secrets at rest. Apart from store.ts (the interface), so that the two drivers, which
 // implement that interface, and the factory, which imports them, form no import cycle.
-import { checkDataDirectory, isOnDisk, privateDataDirectory, type MadePrivate } from './data-directory.ts';
+import { checkDataDirectory, isOnDisk, type MadePrivate } from './data-directory.ts';
 import { resolveEncryptionKey } from './encryption-key.ts';
 import { openPgliteWorkerStore } from './pglite-worker-store.ts';
 import { sealedSecrets, type SealedSecrets } from './sealed-secrets.ts';
@@ -34,17 +34,13 @@ export interface StoreOptions {
  * app modules, which it imports next, start to load (the thread boots meanwhile).
  */
 export async function openStore(options: StoreOptions): Promise<Store> {
-  // A data directory refused gets no key file beside it; a key refused, no data directory.
-  const onDisk = !options.databaseUrl && isOnDisk(options.dataDir);
-  if (onDisk) checkDataDirectory(options.dataDir!);
+  // A data directory refused gets no key file beside it; a key refused, no data directory (PGlite's
+  // store makes it, or makes it private, once the key is resolved).
+  if (!options.databaseUrl && isOnDisk(options.dataDir)) checkDataDirectory(options.dataDir);
   const atRest = sealedSecrets(await resolveEncryptionKey(options));
-  if (onDisk) {
-    const change = privateDataDirectory(options.dataDir!);
-    if (change) options.onMadePrivate?.(change);
-  }
   const store = options.databaseUrl
     ? (await import('./postgres-store.ts')).openPostgresStore(options.databaseUrl)
-    : openPgliteWorkerStore(options.dataDir, { snapshot: options.pgliteSnapshot, onFailure: options.onFailure });
+    : openPgliteWorkerStore(options.dataDir, { snapshot: options.pgliteSnapshot, onFailure: options.onFailure, onMadePrivate: options.onMadePrivate });
   return withSealedSecrets(await store, atRest);
 }
 

@@ -135,7 +135,7 @@ function rebuilt(fields: WorkerError): Error {
  */
 export async function openPgliteWorkerStore(dataDir?: string, options: PgliteWorkerOptions = {}): Promise<PgliteWorkerStore> {
   if (isOnDisk(dataDir)) {
-    const change = privateDataDirectory(dataDir); // openStore checked it already, before its key file: no change then
+    const change = privateDataDirectory(dataDir);
     if (change) options.onMadePrivate?.(change);
   }
   const file = typeof options.snapshot === 'string' ? options.snapshot : undefined;
