@@ -20,7 +20,10 @@ export interface StartSandboxOptions {
   host?: string;
   /** `memory` (the default): nothing on disk, a fresh sandbox; `disk`: PGlite in `dataDir`. */
   storage?: 'memory' | 'disk';
-  /** PGlite data directory (default `.data/pglite` under the current directory); given alone, it means `storage: 'disk'`. */
+  /**
+   * PGlite data directory (default `.data/pglite` under the current directory); given alone, it means
+   * `storage: 'disk'`. One sandbox at a time per directory: a second is refused until the first closes.
+   */
   dataDir?: string;
   /** A PostgreSQL server instead of PGlite (`storage` is then ignored). */
   databaseUrl?: string;

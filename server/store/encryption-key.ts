@@ -53,8 +53,10 @@ async function keyFile(file: string): Promise<Buffer> {
   const existing = await stat(file).catch((error: NodeJS.ErrnoException) => (error.code === 'ENOENT' ? undefined : Promise.reject(error)));
   if (!existing) {
     await mkdir(dirname(file), { recursive: true });
-    const partial = `${file}.${process.pid}.tmp`;
-    await writeFile(partial, `${randomBytes(ENCRYPTION_KEY_BYTES).toString('base64')}\n`, { mode: 0o600 });
+    // A name of this call's own: two starts on the same directory at once, in one process or in
+    // two, each write theirs, and the first link wins (the second start is then refused by the lock).
+    const partial = `${file}.${process.pid}.${randomBytes(6).toString('hex')}.tmp`;
+    await writeFile(partial, `${randomBytes(ENCRYPTION_KEY_BYTES).toString('base64')}\n`, { mode: 0o600, flag: 'wx' });
     await link(partial, file).catch((error: NodeJS.ErrnoException) => (error.code === 'EEXIST' ? undefined : Promise.reject(error)));
     await unlink(partial);
   } else if ((existing.mode & 0o077) !== 0) {

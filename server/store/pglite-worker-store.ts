@@ -7,6 +7,7 @@ import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { Worker } from 'node:worker_threads';
+import { lockDataDirectory, type DataDirectoryLock } from './data-directory-lock.ts';
 import { isOnDisk, privateDataDirectory, type MadePrivate } from './data-directory.ts';
 import { pgliteSnapshot } from './pglite-snapshot.ts';
 import type { WorkerData, WorkerError, WorkerOpen, WorkerReply, WorkerRequest } from './pglite-worker-protocol.ts';
@@ -120,6 +121,8 @@ export interface PgliteWorkerOptions {
 export interface PgliteWorkerStore extends Store {
   /** The thread that runs PGlite (tests stop it to check that calls fail rather than hang). */
   readonly thread: Worker;
+  /** Stops the thread at once, without letting PGlite write anything more: every call fails with `error` from then on. */
+  abort(error: Error): void;
 }
 
 /** An Error with the PostgreSQL fields the code and the logs use, without any value (store.ts). */
@@ -131,13 +134,37 @@ function rebuilt(fields: WorkerError): Error {
 /**
  * PGlite in a worker thread: a data directory on disk, or memory (no `dataDir`, or `memory://`),
  * from the snapshot when `snapshot` is set, there is a usable one, and the store starts empty
- * (memory, or a directory with no cluster yet). Resolves once PGlite is open.
+ * (memory, or a directory with no cluster yet). Resolves once PGlite is open. A directory is made
+ * private (data-directory.ts) and locked for this store until it closes (data-directory-lock.ts).
  */
 export async function openPgliteWorkerStore(dataDir?: string, options: PgliteWorkerOptions = {}): Promise<PgliteWorkerStore> {
-  if (isOnDisk(dataDir)) {
-    const change = privateDataDirectory(dataDir);
-    if (change) options.onMadePrivate?.(change);
+  if (!isOnDisk(dataDir)) return openUnlocked(dataDir, options);
+  const change = privateDataDirectory(dataDir);
+  if (change) options.onMadePrivate?.(change);
+  // One sandbox per directory (data-directory-lock.ts), locked before it is read: a second one is
+  // refused before its thread starts. A lock lost while held stops the store before it writes more.
+  let store: PgliteWorkerStore | undefined;
+  let lost: Error | undefined;
+  const lock: DataDirectoryLock = await lockDataDirectory(dataDir, (error) => {
+    lost = error;
+    store?.abort(error);
+  });
+  try {
+    store = await openUnlocked(dataDir, options);
+  } catch (error) {
+    await lock.release();
+    throw error;
   }
+  if (lost) {
+    store.abort(lost);
+    await lock.release();
+    throw lost;
+  }
+  const close = store.close;
+  return Object.assign(store, { close: () => close().finally(() => lock.release()) });
+}
+
+async function openUnlocked(dataDir: string | undefined, options: PgliteWorkerOptions): Promise<PgliteWorkerStore> {
   const file = typeof options.snapshot === 'string' ? options.snapshot : undefined;
   const fromSnapshot = startsEmpty(dataDir) && options.snapshot;
   // Read and uncompressed once per process (pglite-snapshot.ts); a Blob crosses to the worker without a copy.
@@ -245,6 +272,11 @@ async function workerStore(thread: Worker, onFailure: PgliteWorkerOptions['onFai
   return {
     kind: 'pglite',
     thread,
+    abort(error) {
+      if (closing) return;
+      stop(error); // told to onFailure, as any stop of an open store
+      closing = thread.terminate().then(() => {});
+    },
     ...queryable(),
     async transaction(fn) {
       const tx = nextId++;

@@ -1,0 +1,138 @@
+// One sandbox per PGlite data directory (server/store/data-directory-lock.ts): PGlite ignores
+// postmaster.pid, so without a lock a second sandbox on the same directory would open the cluster
+// beside the first and both would write it. The first holds sandbox.lock inside the directory; a
+// second is refused at once, told what to do; the lock goes when the store closes or its process
+// exits, and one left by a killed process is taken over once stale.
+import { mkdir, mkdtemp, rm, stat, utimes } from 'node:fs/promises';
+import { existsSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, relative } from 'node:path';
+import { afterAll, afterEach, expect, inject, it, vi } from 'vitest';
+import { LOCK_STALE_MS } from '../../server/store/data-directory-lock.ts';
+import { openStore } from '../../server/store/open-store.ts';
+import type { Store } from '../../server/store/store.ts';
+import { startProcess } from '../support/processes.ts';
+import { AUTH_BUNDLE } from './support/server.ts';
+
+const ROOT = new URL('../../', import.meta.url).pathname;
+const root = await mkdtemp(join(tmpdir(), 'data-directory-lock-'));
+afterAll(() => rm(root, { recursive: true, force: true }));
+afterEach(() => void vi.useRealTimers());
+
+const snapshot = () => inject('pgliteClusterSnapshot');
+const open = (dataDir: string, onFailure?: (error: Error) => void) => openStore({ dataDir, pgliteSnapshot: snapshot(), onFailure });
+const lockOf = (dataDir: string) => join(dataDir, 'sandbox.lock');
+const inUse = (dataDir: string, renewedAgo: number, wait: number) =>
+  `The data directory ${dataDir} is in use by another sandbox (its lock, ${lockOf(dataDir)}, was renewed ${renewedAgo} s ago): stop that one, or give another directory. ` +
+  `A lock left by a sandbox that was killed is taken over once it has not been renewed for 10 s: if that is the case, start again in ${wait} s`;
+const escaped = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+const kept = async (store: Store) => (await store.query<{ v: string }>('SELECT v FROM kept ORDER BY v')).rows.map((row) => row.v);
+
+it('refuses a second store on a directory in use, leaves the first working, and lets one open once the first closed', async () => {
+  const dataDir = join(root, 'shared');
+  const first = await open(dataDir);
+  await first.exec("CREATE TABLE kept (v text); INSERT INTO kept VALUES ('first')");
+  expect(existsSync(lockOf(dataDir))).toBe(true);
+  // Its lock was made before PGlite opened (~1 s here): renewed 0 or 1 s ago.
+  await expect(open(dataDir)).rejects.toThrow(new RegExp(`^${escaped(inUse(dataDir, 0, 10)).replace('renewed 0 s', 'renewed [01] s').replace('in 10 s', 'in (9|10) s')}$`));
+  // Also spelt otherwise: a trailing slash, a `..` detour, a relative path.
+  for (const spelling of [`${dataDir}/`, `${dataDir}/../shared`, relative(process.cwd(), dataDir)]) {
+    await expect(open(spelling), spelling).rejects.toThrow(/is in use by another sandbox/);
+  }
+  await first.exec("INSERT INTO kept VALUES ('still first')"); // the refused one changed nothing
+  expect(await kept(first)).toEqual(['first', 'still first']);
+  await first.close();
+  expect(existsSync(lockOf(dataDir))).toBe(false);
+  const second = await open(dataDir);
+  try {
+    expect(await kept(second)).toEqual(['first', 'still first']);
+  } finally {
+    await second.close();
+  }
+});
+
+it('lets exactly one of two stores started at the same time open a new directory', async () => {
+  const dataDir = join(root, 'race');
+  const results = await Promise.allSettled([open(dataDir), open(dataDir), open(dataDir)]);
+  const opened = results.filter((result) => result.status === 'fulfilled');
+  const refused = results.filter((result) => result.status === 'rejected');
+  expect(opened).toHaveLength(1);
+  expect(refused.map((result) => String(result.reason))).toEqual([expect.stringMatching(/is in use by another sandbox/), expect.stringMatching(/is in use by another sandbox/)]);
+  const store = opened[0]!.value;
+  await store.exec("CREATE TABLE kept (v text); INSERT INTO kept VALUES ('one')");
+  await store.close();
+  const again = await open(dataDir);
+  expect(await kept(again)).toEqual(['one']);
+  await again.close();
+});
+
+it('takes over a lock left stale by a process that is gone, and refuses a fresh one saying how long to wait', async () => {
+  const dataDir = join(root, 'left');
+  await (await open(dataDir)).close();
+  await mkdir(lockOf(dataDir)); // as a process killed with SIGKILL leaves it
+  const renewed = new Date(Date.now() - 4_000);
+  await utimes(lockOf(dataDir), renewed, renewed);
+  await expect(open(dataDir)).rejects.toThrow(inUse(dataDir, 4, 6));
+  const stale = new Date(Date.now() - LOCK_STALE_MS - 1_000);
+  await utimes(lockOf(dataDir), stale, stale);
+  const store = await open(dataDir);
+  expect((await stat(lockOf(dataDir))).mtimeMs).toBeGreaterThan(Date.now() - 5_000); // ours now
+  await store.close();
+  expect(existsSync(lockOf(dataDir))).toBe(false);
+});
+
+it('stops the store, without letting it write more, when its lock is lost while held', async () => {
+  const dataDir = join(root, 'lost');
+  vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] }); // the lock's renewal timer, 5 s
+  const failures: Error[] = [];
+  const store = await open(dataDir, (error) => failures.push(error));
+  await store.exec('CREATE TABLE kept (v text)');
+  await rm(lockOf(dataDir), { recursive: true }); // removed by hand, or taken over after a long pause
+  await vi.advanceTimersByTimeAsync(5_000);
+  await vi.waitFor(() => expect(failures).toHaveLength(1), { timeout: 5_000, interval: 20 });
+  vi.useRealTimers();
+  expect(failures[0]!.message).toMatch(new RegExp(`^The data directory ${dataDir} lost its lock \\(.*\\): another sandbox may be using it now, so this one stopped its store; restart it$`));
+  await expect(store.exec("INSERT INTO kept VALUES ('after')")).rejects.toThrow(failures[0]!.message);
+  await store.close();
+  const next = await open(dataDir);
+  expect(await kept(next)).toEqual([]);
+  await next.close();
+});
+
+it('is removed when the sandbox process exits, and a killed one blocks the directory only until its lock is stale', { timeout: 90_000 }, async () => {
+  const dataDir = join(root, 'process');
+  const env = { PORT: '0', HOST: '127.0.0.1', DATA_DIR: dataDir, API_SPEC: AUTH_BUNDLE, LOG_LEVEL: 'warn', DATABASE_URL: '' };
+  const start = () => startProcess(`${ROOT}node_modules/.bin/tsx`, ['server/main.ts'], /listening on http:\/\/\S+/, { cwd: ROOT, env });
+  // A second sandbox process on the same directory: refused, with the reason, and exit code 1.
+  const first = await start();
+  expect(existsSync(lockOf(dataDir))).toBe(true);
+  const second = await start().then(
+    async (started) => {
+      await started.stop();
+      return 'started';
+    },
+    (error: Error) => error.message,
+  );
+  expect(second).toContain('exited with 1 before it was ready');
+  const fatal = JSON.parse(second.split('\n').find((line) => line.startsWith('{"level":60'))!);
+  expect(fatal.err.message).toMatch(new RegExp(`^The data directory ${escaped(dataDir)} is in use by another sandbox \\(its lock, .* was renewed \\d s ago\\): stop that one`));
+  // Stopped (SIGTERM): the lock goes with it.
+  await first.stop();
+  expect(first.child.exitCode).toBe(0);
+  expect(existsSync(lockOf(dataDir))).toBe(false);
+  // Killed: the lock stays, fresh, and refuses; once stale it is taken over, the data intact.
+  const killed = await start();
+  const exited = new Promise((resolve) => killed.child.once('exit', resolve));
+  killed.signal('SIGKILL');
+  await exited;
+  expect(existsSync(lockOf(dataDir))).toBe(true);
+  await expect(open(dataDir)).rejects.toThrow(/is in use by another sandbox .*start again in \d+ s$/);
+  const stale = new Date(Date.now() - LOCK_STALE_MS - 1_000); // instead of waiting 10 s
+  await utimes(lockOf(dataDir), stale, stale);
+  const store = await open(dataDir);
+  try {
+    expect((await store.query<{ count: number }>("SELECT count(*) FROM sellers WHERE seller_id = '3fa85f64-5717-4562-b3fc-2c963f66afa6'")).rows).toEqual([{ count: 1 }]);
+  } finally {
+    await store.close();
+  }
+});
