@@ -51,7 +51,9 @@ export async function runSandbox(configured: Config, logger: Logger): Promise<Ru
       change,
       'The data directory was open to other users, who could read and change the database (PGlite writes its files readable and writable by everyone): group and others no longer reach it or its files. On a shared machine, start from a new data directory',
     );
-  const storeReady = openStore({ ...configured, pgliteSnapshot: true, onFailure, onMadePrivate }).then(async (store) => {
+  const onWaitingForLock = (wait: { dataDir: string; holderPid: number; waitMs: number }) =>
+    logger.warn(wait, 'The data directory is still locked by a sandbox that is gone (killed before it could remove its lock): waiting for the lock to go stale');
+  const storeReady = openStore({ ...configured, pgliteSnapshot: true, onFailure, onMadePrivate, onWaitingForLock }).then(async (store) => {
     try {
       const applied = await migrate(store);
       if (applied.length) logger.info({ applied }, 'Migrations applied');

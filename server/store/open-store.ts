@@ -3,7 +3,7 @@
 // implement that interface, and the factory, which imports them, form no import cycle.
 import { checkDataDirectory, isOnDisk, type MadePrivate } from './data-directory.ts';
 import { resolveEncryptionKey } from './encryption-key.ts';
-import { openPgliteWorkerStore } from './pglite-worker-store.ts';
+import { openPgliteWorkerStore, type PgliteWorkerOptions } from './pglite-worker-store.ts';
 import { sealedSecrets, type SealedSecrets } from './sealed-secrets.ts';
 import type { Store } from './store.ts';
 
@@ -24,6 +24,8 @@ export interface StoreOptions {
   onFailure?: (error: Error) => void;
   /** Told when an existing PGlite data directory that other users could reach was made private (data-directory.ts). */
   onMadePrivate?: (change: MadePrivate) => void;
+  /** Told when the start waits for the lock a PGlite sandbox that is gone left on the data directory (data-directory-lock.ts). */
+  onWaitingForLock?: PgliteWorkerOptions['onWaitingForLock'];
 }
 
 /**
@@ -40,7 +42,12 @@ export async function openStore(options: StoreOptions): Promise<Store> {
   const atRest = sealedSecrets(await resolveEncryptionKey(options));
   const store = options.databaseUrl
     ? (await import('./postgres-store.ts')).openPostgresStore(options.databaseUrl)
-    : openPgliteWorkerStore(options.dataDir, { snapshot: options.pgliteSnapshot, onFailure: options.onFailure, onMadePrivate: options.onMadePrivate });
+    : openPgliteWorkerStore(options.dataDir, {
+        snapshot: options.pgliteSnapshot,
+        onFailure: options.onFailure,
+        onMadePrivate: options.onMadePrivate,
+        onWaitingForLock: options.onWaitingForLock,
+      });
   return withSealedSecrets(await store, atRest);
 }
 

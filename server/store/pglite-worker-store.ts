@@ -7,7 +7,7 @@ import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { Worker } from 'node:worker_threads';
-import { lockDataDirectory, type DataDirectoryLock } from './data-directory-lock.ts';
+import { lockDataDirectory, type DataDirectoryLock, type LockOptions } from './data-directory-lock.ts';
 import { isOnDisk, privateDataDirectory, type MadePrivate } from './data-directory.ts';
 import { pgliteSnapshot } from './pglite-snapshot.ts';
 import type { WorkerData, WorkerError, WorkerOpen, WorkerReply, WorkerRequest } from './pglite-worker-protocol.ts';
@@ -116,6 +116,8 @@ export interface PgliteWorkerOptions {
   onFailure?: (error: Error) => void;
   /** Told when an existing data directory that other users could reach was made private (data-directory.ts). */
   onMadePrivate?: (change: MadePrivate) => void;
+  /** Told when the start waits for the lock of a sandbox that is gone to go stale (data-directory-lock.ts). */
+  onWaitingForLock?: LockOptions['onWaiting'];
 }
 
 export interface PgliteWorkerStore extends Store {
@@ -145,9 +147,12 @@ export async function openPgliteWorkerStore(dataDir?: string, options: PgliteWor
   // refused before its thread starts. A lock lost while held stops the store before it writes more.
   let store: PgliteWorkerStore | undefined;
   let lost: Error | undefined;
-  const lock: DataDirectoryLock = await lockDataDirectory(dataDir, (error) => {
-    lost = error;
-    store?.abort(error);
+  const lock: DataDirectoryLock = await lockDataDirectory(dataDir, {
+    onLost: (error) => {
+      lost = error;
+      store?.abort(error);
+    },
+    onWaiting: options.onWaitingForLock,
   });
   try {
     store = await openUnlocked(dataDir, options);

@@ -3,13 +3,15 @@
 // beside the first and both would write it. The first holds sandbox.lock inside the directory; a
 // second is refused at once, told what to do; the lock goes when the store closes or its process
 // exits, and one left by a killed process is taken over once stale.
-import { mkdir, mkdtemp, rm, stat, utimes } from 'node:fs/promises';
+import { spawn } from 'node:child_process';
+import { mkdir, mkdtemp, readFile, rm, stat, utimes, writeFile } from 'node:fs/promises';
+import { hostname } from 'node:os';
 import { existsSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 import { afterAll, afterEach, expect, inject, it, vi } from 'vitest';
 import { LOCK_STALE_MS } from '../../server/store/data-directory-lock.ts';
-import { openStore } from '../../server/store/open-store.ts';
+import { openStore, type StoreOptions } from '../../server/store/open-store.ts';
 import type { Store } from '../../server/store/store.ts';
 import { startProcess } from '../support/processes.ts';
 import { AUTH_BUNDLE } from './support/server.ts';
@@ -20,8 +22,16 @@ afterAll(() => rm(root, { recursive: true, force: true }));
 afterEach(() => void vi.useRealTimers());
 
 const snapshot = () => inject('pgliteClusterSnapshot');
-const open = (dataDir: string, onFailure?: (error: Error) => void) => openStore({ dataDir, pgliteSnapshot: snapshot(), onFailure });
+const open = (dataDir: string, onFailure?: (error: Error) => void, onWaitingForLock?: StoreOptions['onWaitingForLock']) =>
+  openStore({ dataDir, pgliteSnapshot: snapshot(), onFailure, onWaitingForLock });
 const lockOf = (dataDir: string) => join(dataDir, 'sandbox.lock');
+const ownerOf = (dataDir: string) => join(dataDir, 'sandbox.lock.owner');
+/** The pid of a process that has exited. */
+const exitedPid = () =>
+  new Promise<number>((resolve) => {
+    const child = spawn(process.execPath, ['-e', '']);
+    child.once('exit', () => resolve(child.pid!));
+  });
 const inUse = (dataDir: string, renewedAgo: number, wait: number) =>
   `The data directory ${dataDir} is in use by another sandbox (its lock, ${lockOf(dataDir)}, was renewed ${renewedAgo} s ago): stop that one, or give another directory. ` +
   `A lock left by a sandbox that was killed is taken over once it has not been renewed for 10 s: if that is the case, start again in ${wait} s`;
@@ -66,19 +76,54 @@ it('lets exactly one of two stores started at the same time open a new directory
   await again.close();
 });
 
-it('takes over a lock left stale by a process that is gone, and refuses a fresh one saying how long to wait', async () => {
+it('takes over a lock left stale by a process that is gone, and refuses a fresh one whose holder may be alive, saying how long to wait', async () => {
   const dataDir = join(root, 'left');
   await (await open(dataDir)).close();
-  await mkdir(lockOf(dataDir)); // as a process killed with SIGKILL leaves it
-  const renewed = new Date(Date.now() - 4_000);
-  await utimes(lockOf(dataDir), renewed, renewed);
-  await expect(open(dataDir)).rejects.toThrow(inUse(dataDir, 4, 6));
+  expect(JSON.parse(await readFile(ownerOf(dataDir), 'utf8'))).toEqual({ pid: process.pid, host: hostname(), pidNamespace: expect.stringMatching(/^pid:\[\d+\]$/) });
+  const gone = await exitedPid();
+  const here = JSON.parse(await readFile(ownerOf(dataDir), 'utf8'));
+  // A holder that may be alive: this process, another host's, another pid namespace's (a container
+  // sharing the volume), a record unreadable or missing.
+  for (const owner of [here, { ...here, pid: gone, host: 'another-host' }, { ...here, pid: gone, pidNamespace: 'pid:[1]' }, 'not json', undefined]) {
+    await mkdir(lockOf(dataDir)); // as a process killed with SIGKILL leaves it
+    const renewed = new Date(Date.now() - 4_000);
+    await utimes(lockOf(dataDir), renewed, renewed);
+    if (owner === undefined) await rm(ownerOf(dataDir));
+    else await writeFile(ownerOf(dataDir), typeof owner === 'string' ? owner : JSON.stringify(owner));
+    const waits: unknown[] = [];
+    await expect(open(dataDir, undefined, (wait) => waits.push(wait)), JSON.stringify(owner)).rejects.toThrow(inUse(dataDir, 4, 6));
+    expect(waits).toEqual([]);
+    await rm(lockOf(dataDir), { recursive: true });
+  }
+  await mkdir(lockOf(dataDir));
   const stale = new Date(Date.now() - LOCK_STALE_MS - 1_000);
   await utimes(lockOf(dataDir), stale, stale);
   const store = await open(dataDir);
   expect((await stat(lockOf(dataDir))).mtimeMs).toBeGreaterThan(Date.now() - 5_000); // ours now
   await store.close();
   expect(existsSync(lockOf(dataDir))).toBe(false);
+});
+
+it('waits, saying so, for the lock of a process of this host that is gone to go stale, then takes it over', async () => {
+  const dataDir = join(root, 'gone');
+  await (await open(dataDir)).close();
+  const gone = await exitedPid();
+  await mkdir(lockOf(dataDir));
+  await writeFile(ownerOf(dataDir), JSON.stringify({ ...JSON.parse(await readFile(ownerOf(dataDir), 'utf8')), pid: gone }));
+  const renewed = Date.now() - 8_000; // killed 8 s ago: 2 s left
+  await utimes(lockOf(dataDir), new Date(renewed), new Date(renewed));
+  const waits: Array<{ waitMs: number }> = [];
+  const store = await open(dataDir, undefined, (wait) => waits.push(wait));
+  const openedAfter = Date.now() - renewed;
+  try {
+    expect(waits).toEqual([{ dataDir, holderPid: gone, waitMs: expect.any(Number) }]);
+    expect(waits[0]!.waitMs).toBeGreaterThan(1_000);
+    expect(waits[0]!.waitMs).toBeLessThanOrEqual(2_000);
+    expect(openedAfter).toBeGreaterThanOrEqual(LOCK_STALE_MS); // not before the lock was stale
+    expect(JSON.parse(await readFile(ownerOf(dataDir), 'utf8')).pid).toBe(process.pid); // ours now
+  } finally {
+    await store.close();
+  }
 });
 
 it('stops the store, without letting it write more, when its lock is lost while held', async () => {
@@ -120,15 +165,20 @@ it('is removed when the sandbox process exits, and a killed one blocks the direc
   await first.stop();
   expect(first.child.exitCode).toBe(0);
   expect(existsSync(lockOf(dataDir))).toBe(false);
-  // Killed: the lock stays, fresh, and refuses; once stale it is taken over, the data intact.
+  // Killed: the lock stays, and the next start waits for it to go stale (here aged to 8 s, instead
+  // of waiting 10), saying so; then it is taken over, the data intact.
   const killed = await start();
+  const holder = JSON.parse(await readFile(ownerOf(dataDir), 'utf8')).pid;
+  expect(holder).not.toBe(process.pid);
   const exited = new Promise((resolve) => killed.child.once('exit', resolve));
   killed.signal('SIGKILL');
   await exited;
   expect(existsSync(lockOf(dataDir))).toBe(true);
-  await expect(open(dataDir)).rejects.toThrow(/is in use by another sandbox .*start again in \d+ s$/);
-  const stale = new Date(Date.now() - LOCK_STALE_MS - 1_000); // instead of waiting 10 s
-  await utimes(lockOf(dataDir), stale, stale);
+  const renewed = new Date(Date.now() - 8_000);
+  await utimes(lockOf(dataDir), renewed, renewed);
+  const restarted = await start();
+  expect(restarted.output()).toMatch(new RegExp(`"dataDir":"${escaped(dataDir)}","holderPid":${holder},"waitMs":\\d+,"msg":"The data directory is still locked by a sandbox that is gone`));
+  await restarted.stop();
   const store = await open(dataDir);
   try {
     expect((await store.query<{ count: number }>("SELECT count(*) FROM sellers WHERE seller_id = '3fa85f64-5717-4562-b3fc-2c963f66afa6'")).rows).toEqual([{ count: 1 }]);
