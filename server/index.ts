@@ -85,11 +85,16 @@ export async function startSandbox(options: StartSandboxOptions = {}): Promise<S
   });
   const running = await runSandbox(config, createLogger(config.logLevel));
   const adminToken = config.sandboxAdminToken;
+  // Made on first use: openapi-fetch's client loads Node's fetch (undici), ~35 ms of a first start
+  // in a process that a suite calling the sandbox otherwise need not wait for.
+  let admin: Client<SandboxPaths> | undefined;
   return {
     url: running.url,
     seller: { sellerId: DEMO_SELLER_ID, ...config.demoClient },
     adminToken,
-    admin: createClient<SandboxPaths>({ baseUrl: running.url, headers: { authorization: `Bearer ${adminToken}` } }),
+    get admin() {
+      return (admin ??= createClient<SandboxPaths>({ baseUrl: running.url, headers: { authorization: `Bearer ${adminToken}` } }));
+    },
     reset: running.reset,
     close: running.close,
   };
