@@ -12,21 +12,30 @@
 // pids are in different namespaces), and a pid reused after a restart cannot lock a directory
 // for good.
 //
-// A restart right after a SIGKILL would find the lock still fresh. The holder writes who it is
-// beside the lock (sandbox.lock.owner: pid, host name, pid namespace); a start that finds the lock
-// held by a process of its own host and pid namespace that no longer exists waits, up to 10 s, for
-// the lock to go stale, and says so, instead of being refused. Only staleness hands the lock over
-// (the record decides between waiting and refusing, never who holds it): a record that is wrong or
-// outdated (a pid reused, a holder that has just taken the lock and not yet written it) costs a
-// wait, never a second holder.
-import { readFileSync, readlinkSync, statSync, writeFileSync } from 'node:fs';
+// Beside the lock, its holder writes a record (sandbox.lock.owner: pid, host name, pid namespace,
+// and a token of this lock), and removes it when it releases the lock. It serves two purposes:
+// - A restart right after a SIGKILL finds the lock still fresh. When the record names a process of
+//   this host and pid namespace that no longer exists, the start waits (up to 10 s, and says so)
+//   for the lock to go stale instead of being refused. The record only decides between waiting
+//   and refusing: a wrong or outdated one (a pid reused since) costs a refusal, as without it.
+// - proper-lockfile takes over a stale lock in three steps (is it stale, remove it, make a new
+//   one), so starts that find the same stale lock at once can remove each other's new lock and
+//   each believe it holds it (mkdir alone, on a lock nobody holds, has one winner). A start that
+//   found a record (so the previous holder stopped without releasing, and others may be taking the
+//   lock over with it) writes its own, waits 0.5 s, and reads the record again: only the start whose
+//   token is there goes on; the others withdraw without touching the lock and are refused.
+import { randomUUID } from 'node:crypto';
+import { closeSync, constants, fstatSync, openSync, readlinkSync, readSync, renameSync, statSync, unlinkSync, writeFileSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { join } from 'node:path';
 import { LOCK_ENTRY, LOCK_OWNER_ENTRY } from './data-directory.ts';
 
 /** Not renewed for this long, a lock is taken to be left by a process that is gone (proper-lockfile's default). */
 export const LOCK_STALE_MS = 10_000;
+/** How long a start that took a lock over waits before it reads the record again (far above a takeover's few milliseconds). */
+export const TAKEOVER_SETTLE_MS = 500;
 const RETRY_MS = 250;
+const MAX_RECORD_BYTES = 4096;
 
 /** Who holds a lock: enough to tell, on the same host and in the same pid namespace, whether it is still running. */
 interface Owner {
@@ -34,6 +43,7 @@ interface Owner {
   host: string;
   /** Linux: /proc/self/ns/pid's link ("pid:[4026531836]"); containers have their own. Absent elsewhere. */
   pidNamespace?: string;
+  token: string;
 }
 
 export interface DataDirectoryLock {
@@ -51,45 +61,62 @@ export interface LockOptions {
 /** Locks `dataDir` (which exists: privateDataDirectory made it) for this process, or refuses with what to do. */
 export async function lockDataDirectory(dataDir: string, { onLost, onWaiting }: LockOptions): Promise<DataDirectoryLock> {
   // Imported here, for a data directory only: an in-memory sandbox loads neither it nor signal-exit.
-  const { lock } = await import('proper-lockfile');
+  const lockfile = await import('proper-lockfile');
   const lockfilePath = join(dataDir, LOCK_ENTRY);
-  const attempt = () =>
-    lock(dataDir, {
-      lockfilePath,
-      realpath: false, // a symbolic link was refused already (data-directory.ts)
-      stale: LOCK_STALE_MS,
-      onCompromised: (error) =>
-        onLost(new Error(`The data directory ${dataDir} lost its lock (${error.message}): another sandbox may be using it now, so this one stopped its store; restart it`, { cause: error })),
-    });
-  let unlock: () => Promise<void>;
+  const recordPath = join(dataDir, LOCK_OWNER_ENTRY);
+  const options = {
+    lockfilePath,
+    realpath: false, // a symbolic link was refused already (data-directory.ts)
+    stale: LOCK_STALE_MS,
+    onCompromised: (error: Error) =>
+      onLost(new Error(`The data directory ${dataDir} lost its lock (${error.message}): another sandbox may be using it now, so this one stopped its store; restart it`, { cause: error })),
+  };
+  const deadline = Date.now() + LOCK_STALE_MS + 2_000;
   let told = false;
   for (;;) {
+    const previous = readRecord(recordPath);
+    let unlock: () => Promise<void>;
     try {
-      unlock = await attempt();
-      break;
+      unlock = await lockfile.lock(dataDir, options);
     } catch (error) {
-      if ((error as NodeJS.ErrnoException).code !== 'ELOCKED') throw error;
+      if ((error as NodeJS.ErrnoException).code !== 'ELOCKED') throw cannotLock(dataDir, lockfilePath, error as Error);
       const renewedMs = ageOf(lockfilePath);
-      const gone = goneOwner(dataDir);
-      if (gone === undefined || renewedMs === undefined || renewedMs > LOCK_STALE_MS + 5 * RETRY_MS) {
-        if (renewedMs === undefined) continue; // removed meanwhile: its holder just stopped
-        throw inUse(dataDir, lockfilePath, renewedMs);
-      }
+      if (renewedMs === undefined) continue; // removed meanwhile: its holder just stopped
+      const holder = readRecord(recordPath);
+      const gone = holder && goneHolder(holder);
+      // Its holder gone, a lock renewed in the future would not go stale until then: not waited for.
+      if (gone !== undefined && renewedMs < -1_000) throw renewedInTheFuture(dataDir, lockfilePath, gone);
+      if (gone === undefined || Date.now() > deadline) throw inUse(dataDir, lockfilePath, renewedMs, holder && aliveHere(holder));
       if (!told) onWaiting?.({ dataDir, holderPid: gone, waitMs: Math.max(0, Math.round(LOCK_STALE_MS - renewedMs)) });
       told = true;
-      await new Promise((resolve) => setTimeout(resolve, RETRY_MS));
+      await sleep(RETRY_MS + Math.random() * RETRY_MS); // contenders out of step: fewer of them reach the stale lock together
+      continue;
     }
+    const token = randomUUID();
+    writeRecord(dataDir, recordPath, { ...thisProcess(), token });
+    if (previous) {
+      await sleep(TAKEOVER_SETTLE_MS);
+      const now = readRecord(recordPath);
+      if (now?.token !== token) {
+        // Another start took it over at the same moment and wrote after us: it keeps the lock. Ours
+        // is forgotten without removing anything (proper-lockfile would remove the directory, theirs now).
+        await lockfile.unlock(dataDir, { lockfilePath, realpath: false, fs: { rmdir: (_path: string, done: () => void) => done() } });
+        const renewedMs = ageOf(lockfilePath) ?? 0;
+        throw inUse(dataDir, lockfilePath, renewedMs, now && aliveHere(now));
+      }
+    }
+    let released: Promise<void> | undefined;
+    const release = async () => {
+      if (readRecord(recordPath)?.token === token) unlinkQuietly(recordPath); // a clean stop leaves no record: the next start does not wait
+      await unlock().catch(() => {}); // a lost lock has nothing left to remove
+    };
+    return { release: () => (released ??= release()) };
   }
-  try {
-    writeFileSync(join(dataDir, LOCK_OWNER_ENTRY), JSON.stringify(ownerOfThisProcess()) + '\n', { mode: 0o600 });
-  } catch {
-    // without it, a restart after a crash is refused for 10 s instead of waiting: not a reason to fail
-  }
-  let released: Promise<void> | undefined;
-  return { release: () => (released ??= unlock().catch(() => {})) }; // a lost lock has nothing left to remove
 }
 
-function ownerOfThisProcess(): Owner {
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+function thisProcess(): Omit<Owner, 'token'> {
   return { pid: process.pid, host: hostname(), pidNamespace: pidNamespace() };
 }
 
@@ -101,22 +128,64 @@ function pidNamespace(): string | undefined {
   }
 }
 
-/** The pid of the lock's recorded holder when it is a process of this host and pid namespace that no longer exists. */
-function goneOwner(dataDir: string): number | undefined {
-  let owner: Partial<Owner>;
+/**
+ * Written to a new file, then renamed over the record: a symbolic link or a named pipe planted in
+ * its place (by someone who could write the directory before it was made private) is replaced,
+ * not written through.
+ */
+function writeRecord(dataDir: string, recordPath: string, owner: Owner): void {
+  const partial = join(dataDir, `${LOCK_OWNER_ENTRY}.${owner.token}.tmp`);
   try {
-    owner = JSON.parse(readFileSync(join(dataDir, LOCK_OWNER_ENTRY), 'utf8')) as Partial<Owner>;
-  } catch {
-    return undefined; // none yet, or unreadable: held, as far as we can tell
+    writeFileSync(partial, JSON.stringify(owner) + '\n', { mode: 0o600, flag: 'wx' });
+    renameSync(partial, recordPath);
+  } catch (error) {
+    unlinkQuietly(partial);
+    throw new Error(`The data directory ${dataDir}: its lock's record ${recordPath} could not be written (${(error as Error).message})`, { cause: error });
   }
-  const here = ownerOfThisProcess();
-  if (!Number.isSafeInteger(owner.pid) || owner.pid! <= 0 || owner.host !== here.host || owner.pidNamespace !== here.pidNamespace) return undefined;
+}
+
+/** The record, if it is a small regular file of the expected shape (never followed through a link, never waited on). */
+function readRecord(recordPath: string): Owner | undefined {
+  let fd: number;
   try {
-    process.kill(owner.pid!, 0); // signal 0: only asks whether it exists
+    fd = openSync(recordPath, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK);
+  } catch {
+    return undefined;
+  }
+  try {
+    const stats = fstatSync(fd);
+    if (!stats.isFile() || stats.size > MAX_RECORD_BYTES) return undefined;
+    const buffer = Buffer.alloc(MAX_RECORD_BYTES);
+    const read = readSync(fd, buffer, 0, MAX_RECORD_BYTES, 0);
+    const record = JSON.parse(buffer.subarray(0, read).toString('utf8')) as Partial<Owner>;
+    const valid = Number.isSafeInteger(record.pid) && record.pid! > 0 && typeof record.host === 'string' && typeof record.token === 'string';
+    return valid ? (record as Owner) : undefined;
+  } catch {
+    return undefined;
+  } finally {
+    closeSync(fd);
+  }
+}
+
+const sameHost = (owner: Owner) => {
+  const here = thisProcess();
+  return owner.host === here.host && owner.pidNamespace === here.pidNamespace;
+};
+
+/** The pid of the recorded holder when it is a process of this host and pid namespace that no longer exists. */
+function goneHolder(owner: Owner): number | undefined {
+  if (!sameHost(owner)) return undefined;
+  try {
+    process.kill(owner.pid, 0); // signal 0: only asks whether it exists
   } catch (error) {
     return (error as NodeJS.ErrnoException).code === 'ESRCH' ? owner.pid : undefined; // EPERM: it exists, another user's
   }
-  return isZombie(owner.pid!) ? owner.pid : undefined;
+  return isZombie(owner.pid) ? owner.pid : undefined;
+}
+
+/** The pid of the recorded holder when it is a process of this host and pid namespace that is running. */
+function aliveHere(owner: Owner): number | undefined {
+  return sameHost(owner) && goneHolder(owner) === undefined ? owner.pid : undefined;
 }
 
 /**
@@ -126,25 +195,62 @@ function goneOwner(dataDir: string): number | undefined {
  */
 function isZombie(pid: number): boolean {
   try {
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8'); // "pid (command) state ...": the command may hold spaces and parentheses
+    const stat = statLine(pid); // "pid (command) state ...": the command may hold spaces and parentheses
     return /^[ZX]/.test(stat.slice(stat.lastIndexOf(')') + 2));
   } catch {
     return false;
   }
 }
 
+function statLine(pid: number): string {
+  const fd = openSync(`/proc/${pid}/stat`, 'r');
+  try {
+    const buffer = Buffer.alloc(1024);
+    return buffer.subarray(0, readSync(fd, buffer, 0, buffer.length, 0)).toString('utf8');
+  } finally {
+    closeSync(fd);
+  }
+}
+
+/** How long ago the lock was renewed (negative: in the future), or undefined when it is gone. */
 function ageOf(path: string): number | undefined {
   try {
-    return Math.max(0, Date.now() - statSync(path).mtimeMs);
+    return Date.now() - statSync(path).mtimeMs;
   } catch {
     return undefined;
   }
 }
 
-function inUse(dataDir: string, lockfilePath: string, renewedMs: number): Error {
+function unlinkQuietly(path: string): void {
+  try {
+    unlinkSync(path);
+  } catch {
+    // gone already
+  }
+}
+
+function inUse(dataDir: string, lockfilePath: string, renewedMs: number, alivePid: number | undefined): Error {
+  const future = renewedMs < -1_000; // another host's clock ahead of ours, or ours set back
+  const renewed = `its lock, ${lockfilePath}, was renewed ${future ? 'in the future (clocks differ, or were set back)' : `${Math.max(0, Math.round(renewedMs / 1000))} s ago`}`;
+  if (alivePid !== undefined) {
+    return new Error(`The data directory ${dataDir} is in use by another sandbox (process ${alivePid} on this host; ${renewed}): stop that one, or give another directory`);
+  }
   const wait = Math.max(1, Math.ceil((LOCK_STALE_MS - renewedMs) / 1000));
   return new Error(
-    `The data directory ${dataDir} is in use by another sandbox (its lock, ${lockfilePath}, was renewed ${Math.round(renewedMs / 1000)} s ago): stop that one, or give another directory. ` +
-      `A lock left by a sandbox that was killed is taken over once it has not been renewed for ${LOCK_STALE_MS / 1000} s: if that is the case, start again in ${wait} s`,
+    `The data directory ${dataDir} is in use by another sandbox (${renewed}): stop that one, or give another directory. ` +
+      (future
+        ? `If none runs on it, remove ${lockfilePath} and start again`
+        : `A lock left by a sandbox that was killed is taken over once it has not been renewed for ${LOCK_STALE_MS / 1000} s: if that is the case, start again in ${wait} s`),
   );
+}
+
+function renewedInTheFuture(dataDir: string, lockfilePath: string, gonePid: number): Error {
+  return new Error(
+    `The data directory ${dataDir} has a lock left by a sandbox that is gone (process ${gonePid} on this host), renewed in the future ` +
+      `(the clock was set back since?), which would not go stale until then: if no sandbox runs on the directory, remove ${lockfilePath} and start again`,
+  );
+}
+
+function cannotLock(dataDir: string, lockfilePath: string, error: Error): Error {
+  return new Error(`The data directory ${dataDir} could not be locked (${error.message}): if no sandbox runs on the directory, remove ${lockfilePath} and start again`, { cause: error });
 }

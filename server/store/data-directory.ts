@@ -85,7 +85,7 @@ function refuseUnless(dataDir: string, stats: Stats): void {
   if (stats.isSymbolicLink()) throw refuse(dataDir, 'is a symbolic link: give the directory it points to, or a new one');
   if (!stats.isDirectory()) throw refuse(dataDir, 'exists and is not a directory: give a new or empty directory');
   const entries = readdirSync(dataDir);
-  const foreign = entries.filter((entry) => !CLUSTER_ENTRIES.has(entry));
+  const foreign = entries.filter((entry) => !CLUSTER_ENTRIES.has(entry) && !entry.startsWith(`${LOCK_OWNER_ENTRY}.`)); // and the record's partial file
   if (foreign.length && !entries.includes('PG_VERSION')) {
     const shown = foreign.slice(0, 3).map((entry) => JSON.stringify(entry)).join(', ') + (foreign.length > 3 ? ', ...' : '');
     throw refuse(dataDir, `holds other files (${shown}) and no PostgreSQL cluster: give a new or empty directory`);

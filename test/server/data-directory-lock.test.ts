@@ -2,12 +2,12 @@
 // postmaster.pid, so without a lock a second sandbox on the same directory would open the cluster
 // beside the first and both would write it. The first holds sandbox.lock inside the directory; a
 // second is refused at once, told what to do; the lock goes when the store closes or its process
-// exits, and one left by a killed process is taken over once stale.
-import { spawn } from 'node:child_process';
-import { mkdir, mkdtemp, readFile, rm, stat, utimes, writeFile } from 'node:fs/promises';
-import { hostname } from 'node:os';
+// exits, one left by a killed process is taken over once stale (a restart waits for that when the
+// process is known to be gone), and starts that take over the same stale lock at once leave one holder.
+import { execFileSync, spawn } from 'node:child_process';
+import { mkdir, mkdtemp, readFile, rm, stat, symlink, utimes, writeFile } from 'node:fs/promises';
 import { existsSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { hostname, tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 import { afterAll, afterEach, expect, inject, it, vi } from 'vitest';
 import { LOCK_STALE_MS } from '../../server/store/data-directory-lock.ts';
@@ -25,26 +25,38 @@ const snapshot = () => inject('pgliteClusterSnapshot');
 const open = (dataDir: string, onFailure?: (error: Error) => void, onWaitingForLock?: StoreOptions['onWaitingForLock']) =>
   openStore({ dataDir, pgliteSnapshot: snapshot(), onFailure, onWaitingForLock });
 const lockOf = (dataDir: string) => join(dataDir, 'sandbox.lock');
-const ownerOf = (dataDir: string) => join(dataDir, 'sandbox.lock.owner');
+const recordOf = (dataDir: string) => join(dataDir, 'sandbox.lock.owner');
+const record = async (dataDir: string) => JSON.parse(await readFile(recordOf(dataDir), 'utf8'));
+const PID_NAMESPACE = expect.stringMatching(/^pid:\[\d+\]$/);
 /** The pid of a process that has exited. */
 const exitedPid = () =>
   new Promise<number>((resolve) => {
     const child = spawn(process.execPath, ['-e', '']);
     child.once('exit', () => resolve(child.pid!));
   });
+/** A lock as a killed process leaves it: its directory renewed `renewedMsAgo` ago, and its record. */
+async function leftLock(dataDir: string, renewedMsAgo: number, owner: unknown) {
+  await mkdir(lockOf(dataDir));
+  const renewed = new Date(Date.now() - renewedMsAgo);
+  await utimes(lockOf(dataDir), renewed, renewed);
+  if (owner !== undefined) await writeFile(recordOf(dataDir), typeof owner === 'string' ? owner : JSON.stringify(owner));
+}
 const inUse = (dataDir: string, renewedAgo: number, wait: number) =>
   `The data directory ${dataDir} is in use by another sandbox (its lock, ${lockOf(dataDir)}, was renewed ${renewedAgo} s ago): stop that one, or give another directory. ` +
   `A lock left by a sandbox that was killed is taken over once it has not been renewed for 10 s: if that is the case, start again in ${wait} s`;
+const inUseHere = (dataDir: string, pid: number, renewedAgo: number) =>
+  `The data directory ${dataDir} is in use by another sandbox (process ${pid} on this host; its lock, ${lockOf(dataDir)}, was renewed ${renewedAgo} s ago): stop that one, or give another directory`;
 const escaped = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 const kept = async (store: Store) => (await store.query<{ v: string }>('SELECT v FROM kept ORDER BY v')).rows.map((row) => row.v);
 
-it('refuses a second store on a directory in use, leaves the first working, and lets one open once the first closed', async () => {
+it('refuses a second store on a directory in use, naming its holder, leaves the first working, and lets one open once the first closed', async () => {
   const dataDir = join(root, 'shared');
   const first = await open(dataDir);
   await first.exec("CREATE TABLE kept (v text); INSERT INTO kept VALUES ('first')");
   expect(existsSync(lockOf(dataDir))).toBe(true);
+  expect(await record(dataDir)).toEqual({ pid: process.pid, host: hostname(), pidNamespace: PID_NAMESPACE, token: expect.stringMatching(/^[0-9a-f-]{36}$/) });
   // Its lock was made before PGlite opened (~1 s here): renewed 0 or 1 s ago.
-  await expect(open(dataDir)).rejects.toThrow(new RegExp(`^${escaped(inUse(dataDir, 0, 10)).replace('renewed 0 s', 'renewed [01] s').replace('in 10 s', 'in (9|10) s')}$`));
+  await expect(open(dataDir)).rejects.toThrow(new RegExp(`^${escaped(inUseHere(dataDir, process.pid, 0)).replace('renewed 0 s', 'renewed [01] s')}$`));
   // Also spelt otherwise: a trailing slash, a `..` detour, a relative path.
   for (const spelling of [`${dataDir}/`, `${dataDir}/../shared`, relative(process.cwd(), dataDir)]) {
     await expect(open(spelling), spelling).rejects.toThrow(/is in use by another sandbox/);
@@ -53,6 +65,7 @@ it('refuses a second store on a directory in use, leaves the first working, and 
   expect(await kept(first)).toEqual(['first', 'still first']);
   await first.close();
   expect(existsSync(lockOf(dataDir))).toBe(false);
+  expect(existsSync(recordOf(dataDir))).toBe(false); // a clean stop leaves no record
   const second = await open(dataDir);
   try {
     expect(await kept(second)).toEqual(['first', 'still first']);
@@ -76,30 +89,43 @@ it('lets exactly one of two stores started at the same time open a new directory
   await again.close();
 });
 
-it('takes over a lock left stale by a process that is gone, and refuses a fresh one whose holder may be alive, saying how long to wait', async () => {
+it('refuses a fresh lock whose holder may be alive, saying how long to wait, and takes over a stale one', async () => {
   const dataDir = join(root, 'left');
   await (await open(dataDir)).close();
-  expect(JSON.parse(await readFile(ownerOf(dataDir), 'utf8'))).toEqual({ pid: process.pid, host: hostname(), pidNamespace: expect.stringMatching(/^pid:\[\d+\]$/) });
   const gone = await exitedPid();
-  const here = JSON.parse(await readFile(ownerOf(dataDir), 'utf8'));
-  // A holder that may be alive: this process, another host's, another pid namespace's (a container
-  // sharing the volume), a record unreadable or missing.
-  for (const owner of [here, { ...here, pid: gone, host: 'another-host' }, { ...here, pid: gone, pidNamespace: 'pid:[1]' }, 'not json', undefined]) {
-    await mkdir(lockOf(dataDir)); // as a process killed with SIGKILL leaves it
-    const renewed = new Date(Date.now() - 4_000);
-    await utimes(lockOf(dataDir), renewed, renewed);
-    if (owner === undefined) await rm(ownerOf(dataDir));
-    else await writeFile(ownerOf(dataDir), typeof owner === 'string' ? owner : JSON.stringify(owner));
+  const here = { pid: gone, host: hostname(), pidNamespace: execFileSync('readlink', ['/proc/self/ns/pid'], { encoding: 'utf8' }).trim(), token: 'theirs' };
+  const elsewhere = join(root, 'record-elsewhere');
+  await writeFile(elsewhere, JSON.stringify(here));
+  // A holder that may be alive: another host's, another pid namespace's (a container sharing the
+  // volume), a record unreadable, missing, or not a file of its own (a link is not followed, a named pipe not waited on).
+  const cases: Array<[string, unknown, () => Promise<void>]> = [
+    ['another host', { ...here, host: 'another-host' }, async () => {}],
+    ['another pid namespace', { ...here, pidNamespace: 'pid:[1]' }, async () => {}],
+    ['not JSON', 'not json', async () => {}],
+    ['no token', { ...here, token: undefined }, async () => {}],
+    ['missing', undefined, async () => {}],
+    ['a symbolic link', undefined, () => symlink(elsewhere, recordOf(dataDir))],
+    ['a named pipe', undefined, async () => void execFileSync('mkfifo', [recordOf(dataDir)])],
+  ];
+  for (const [name, owner, plant] of cases) {
+    await rm(recordOf(dataDir), { force: true });
+    await leftLock(dataDir, 4_000, owner);
+    await plant();
     const waits: unknown[] = [];
-    await expect(open(dataDir, undefined, (wait) => waits.push(wait)), JSON.stringify(owner)).rejects.toThrow(inUse(dataDir, 4, 6));
-    expect(waits).toEqual([]);
+    await expect(open(dataDir, undefined, (wait) => waits.push(wait)), name).rejects.toThrow(inUse(dataDir, 4, 6));
+    expect(waits, name).toEqual([]);
     await rm(lockOf(dataDir), { recursive: true });
   }
-  await mkdir(lockOf(dataDir));
+  // Alive on this host: named.
+  await rm(recordOf(dataDir), { force: true });
+  await leftLock(dataDir, 2_000, { ...here, pid: process.pid });
+  await expect(open(dataDir)).rejects.toThrow(inUseHere(dataDir, process.pid, 2));
+  // Stale: taken over, whoever it names.
   const stale = new Date(Date.now() - LOCK_STALE_MS - 1_000);
   await utimes(lockOf(dataDir), stale, stale);
   const store = await open(dataDir);
   expect((await stat(lockOf(dataDir))).mtimeMs).toBeGreaterThan(Date.now() - 5_000); // ours now
+  expect((await record(dataDir)).pid).toBe(process.pid);
   await store.close();
   expect(existsSync(lockOf(dataDir))).toBe(false);
 });
@@ -108,10 +134,8 @@ it('waits, saying so, for the lock of a process of this host that is gone to go 
   const dataDir = join(root, 'gone');
   await (await open(dataDir)).close();
   const gone = await exitedPid();
-  await mkdir(lockOf(dataDir));
-  await writeFile(ownerOf(dataDir), JSON.stringify({ ...JSON.parse(await readFile(ownerOf(dataDir), 'utf8')), pid: gone }));
   const renewed = Date.now() - 8_000; // killed 8 s ago: 2 s left
-  await utimes(lockOf(dataDir), new Date(renewed), new Date(renewed));
+  await leftLock(dataDir, 8_000, { pid: gone, host: hostname(), pidNamespace: execFileSync('readlink', ['/proc/self/ns/pid'], { encoding: 'utf8' }).trim(), token: 'theirs' });
   const waits: Array<{ waitMs: number }> = [];
   const store = await open(dataDir, undefined, (wait) => waits.push(wait));
   const openedAfter = Date.now() - renewed;
@@ -120,10 +144,57 @@ it('waits, saying so, for the lock of a process of this host that is gone to go 
     expect(waits[0]!.waitMs).toBeGreaterThan(1_000);
     expect(waits[0]!.waitMs).toBeLessThanOrEqual(2_000);
     expect(openedAfter).toBeGreaterThanOrEqual(LOCK_STALE_MS); // not before the lock was stale
-    expect(JSON.parse(await readFile(ownerOf(dataDir), 'utf8')).pid).toBe(process.pid); // ours now
+    expect(await record(dataDir)).toEqual(expect.objectContaining({ pid: process.pid })); // ours now
   } finally {
     await store.close();
   }
+  // Renewed in the future (the clock set back since), its holder gone: refused at once, not waited for.
+  await leftLock(dataDir, -3_600_000, { pid: gone, host: hostname(), pidNamespace: execFileSync('readlink', ['/proc/self/ns/pid'], { encoding: 'utf8' }).trim(), token: 'theirs' });
+  const started = Date.now();
+  await expect(open(dataDir)).rejects.toThrow(
+    `The data directory ${dataDir} has a lock left by a sandbox that is gone (process ${gone} on this host), renewed in the future (the clock was set back since?), which would not go stale until then: ` +
+      `if no sandbox runs on the directory, remove ${lockOf(dataDir)} and start again`,
+  );
+  expect(Date.now() - started).toBeLessThan(2_000);
+  await rm(lockOf(dataDir), { recursive: true });
+});
+
+it('writes its record in place of a link or a named pipe planted there, never through it', async () => {
+  const dataDir = join(root, 'planted');
+  await (await open(dataDir)).close();
+  const victim = join(root, 'victim.txt');
+  await writeFile(victim, 'precious');
+  await symlink(victim, recordOf(dataDir));
+  const store = await open(dataDir);
+  expect(await readFile(victim, 'utf8')).toBe('precious');
+  expect((await record(dataDir)).pid).toBe(process.pid);
+  await store.close();
+  execFileSync('mkfifo', [recordOf(dataDir)]);
+  const again = await open(dataDir); // neither read nor written through: no wait on the pipe
+  expect((await record(dataDir)).pid).toBe(process.pid);
+  await again.close();
+});
+
+it('leaves one holder when starts take over the same stale lock at once, on a slow file system', { timeout: 60_000 }, async () => {
+  const dataDir = join(root, 'takeover');
+  await (await open(dataDir)).close();
+  await leftLock(dataDir, LOCK_STALE_MS + 10_000, { pid: await exitedPid(), host: hostname(), token: 'theirs' });
+  const contender = () =>
+    new Promise<string>((resolve) => {
+      const child = spawn(process.execPath, ['--require', `${ROOT}test/server/support/slow-lock-stat.cjs`, '--import', 'tsx', 'test/server/support/lock-contender.ts', dataDir], {
+        cwd: ROOT,
+        env: { ...process.env, HOLD_MS: '3000' },
+      });
+      let output = '';
+      child.stdout.on('data', (chunk) => (output += chunk));
+      child.stderr.on('data', (chunk) => (output += chunk));
+      child.once('exit', () => resolve(output.trim()));
+    });
+  const outputs = await Promise.all([contender(), contender(), contender(), contender()]);
+  expect(outputs.filter((output) => output.startsWith('ACQUIRED')), outputs.join('\n')).toHaveLength(1);
+  expect(outputs.filter((output) => output.startsWith('REFUSED The data directory')), outputs.join('\n')).toHaveLength(3);
+  expect(outputs.join('\n')).not.toContain('LOST');
+  expect(existsSync(lockOf(dataDir))).toBe(false); // the holder released it; the others removed nothing meanwhile
 });
 
 it('stops the store, without letting it write more, when its lock is lost while held', async () => {
@@ -151,6 +222,7 @@ it('is removed when the sandbox process exits, and a killed one blocks the direc
   // A second sandbox process on the same directory: refused, with the reason, and exit code 1.
   const first = await start();
   expect(existsSync(lockOf(dataDir))).toBe(true);
+  const holder = (await record(dataDir)).pid;
   const second = await start().then(
     async (started) => {
       await started.stop();
@@ -160,16 +232,17 @@ it('is removed when the sandbox process exits, and a killed one blocks the direc
   );
   expect(second).toContain('exited with 1 before it was ready');
   const fatal = JSON.parse(second.split('\n').find((line) => line.startsWith('{"level":60'))!);
-  expect(fatal.err.message).toMatch(new RegExp(`^The data directory ${escaped(dataDir)} is in use by another sandbox \\(its lock, .* was renewed \\d s ago\\): stop that one`));
-  // Stopped (SIGTERM): the lock goes with it.
+  expect(fatal.err.message).toMatch(new RegExp(`^The data directory ${escaped(dataDir)} is in use by another sandbox \\(process ${holder} on this host; its lock, .* was renewed \\d s ago\\): stop that one`));
+  // Stopped (SIGTERM): the lock and its record go with it.
   await first.stop();
   expect(first.child.exitCode).toBe(0);
   expect(existsSync(lockOf(dataDir))).toBe(false);
+  expect(existsSync(recordOf(dataDir))).toBe(false);
   // Killed: the lock stays, and the next start waits for it to go stale (here aged to 8 s, instead
   // of waiting 10), saying so; then it is taken over, the data intact.
   const killed = await start();
-  const holder = JSON.parse(await readFile(ownerOf(dataDir), 'utf8')).pid;
-  expect(holder).not.toBe(process.pid);
+  const killedPid = (await record(dataDir)).pid;
+  expect(killedPid).not.toBe(process.pid);
   const exited = new Promise((resolve) => killed.child.once('exit', resolve));
   killed.signal('SIGKILL');
   await exited;
@@ -177,7 +250,7 @@ it('is removed when the sandbox process exits, and a killed one blocks the direc
   const renewed = new Date(Date.now() - 8_000);
   await utimes(lockOf(dataDir), renewed, renewed);
   const restarted = await start();
-  expect(restarted.output()).toMatch(new RegExp(`"dataDir":"${escaped(dataDir)}","holderPid":${holder},"waitMs":\\d+,"msg":"The data directory is still locked by a sandbox that is gone`));
+  expect(restarted.output()).toMatch(new RegExp(`"dataDir":"${escaped(dataDir)}","holderPid":${killedPid},"waitMs":\\d+,"msg":"The data directory is still locked by a sandbox that is gone`));
   await restarted.stop();
   const store = await open(dataDir);
   try {
