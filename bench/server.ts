@@ -501,6 +501,17 @@ const EVENT_LOOP_NOTES = [
   'form and the contract\'s validation, the ES256 signature through WebCrypto and jose, the response and its log) at ~900',
   'req/s saturates one thread, and a saturated loop\'s delay is its queue. Maxima of 20–55 ms are single pauses (garbage',
   'collection, other processes on this 2-CPU machine) that the p99 does not see.',
+  '',
+  'Token, measured again (2026-11-23, later): the server\'s CPU per token request, all threads and main thread apart (its',
+  '/proc/<pid>/stat utime+stime over 15 000 requests at 32 connections after 3 000 of warm-up, server on CPU 1 and autocannon',
+  'on CPU 0, three alternations of two builds): ~980 µs in all, of which ~440 µs on the main thread; the rest is PGlite\'s',
+  'thread running the one statement (the client and its seller) and libuv\'s pool signing. All of it shares the one CPU the',
+  'server is pinned to, so the main thread\'s "busy" time above also counts the moments the other threads ran in its place',
+  '(a CPU profile of the main thread puts ~15% in `postMessage` and ~11% in starting the WebCrypto job: waking the other',
+  'thread, which then runs). Tried and not kept: signing with node:crypto\'s one-shot `sign` (ES256, P-1363) instead of',
+  'jose\'s SignJWT over WebCrypto: 977–999 → 940–947 µs per request (−4%; +15 µs on the main thread), too little to reach the',
+  'target, for a hand-written JWS in place of jose. What would reach it: PGlite\'s thread on a CPU of its own (the section',
+  '"Server speed" explains the pinning), or a statement cheaper than PGlite\'s 0.2–0.3 ms.',
 ].join('\n');
 
 /**
