@@ -12,28 +12,34 @@
 // pids are in different namespaces), and a pid reused after a restart cannot lock a directory
 // for good.
 //
+// proper-lockfile would take a stale lock over itself in three steps (is it stale, remove it, make
+// a new one), and starts that find the same stale lock at once can then remove each other's new
+// lock and each believe it holds it. Here proper-lockfile never judges a lock stale; a start that
+// finds one stale takes it over one at a time: it makes sandbox.lock.takeover (mkdir, so only one
+// start at a time), checks the lock is still stale, removes it, and removes its own mark; then it
+// tries to take the lock like any start, and mkdir lets only one start have it. The one case left
+// open: a start killed inside those few synchronous calls leaves its mark, removed once 5 s old,
+// and two starts removing the same abandoned mark at once could both go on.
+//
 // Beside the lock, its holder writes a record (sandbox.lock.owner: pid, host name, pid namespace,
-// and a token of this lock), and removes it when it releases the lock. It serves two purposes:
-// - A restart right after a SIGKILL finds the lock still fresh. When the record names a process of
-//   this host and pid namespace that no longer exists, the start waits (up to 10 s, and says so)
-//   for the lock to go stale instead of being refused. The record only decides between waiting
-//   and refusing: a wrong or outdated one (a pid reused since) costs a refusal, as without it.
-// - proper-lockfile takes over a stale lock in three steps (is it stale, remove it, make a new
-//   one), so starts that find the same stale lock at once can remove each other's new lock and
-//   each believe it holds it (mkdir alone, on a lock nobody holds, has one winner). A start that
-//   found a record (so the previous holder stopped without releasing, and others may be taking the
-//   lock over with it) writes its own, waits 0.5 s, and reads the record again: only the start whose
-//   token is there goes on; the others withdraw without touching the lock and are refused.
+// and a token of this lock), and removes it when it releases the lock. A restart right after a
+// SIGKILL finds the lock still fresh: when the record names a process of this host and pid
+// namespace that no longer exists, the start waits (up to 10 s, and says so) for the lock to go
+// stale instead of being refused. The record only decides between waiting and refusing: a wrong
+// or outdated one (a pid reused since) costs a refusal, as without it.
 import { randomUUID } from 'node:crypto';
-import { closeSync, constants, fstatSync, openSync, readlinkSync, readSync, renameSync, statSync, unlinkSync, writeFileSync } from 'node:fs';
+import { closeSync, constants, fstatSync, lstatSync, mkdirSync, openSync, readlinkSync, readSync, renameSync, rmdirSync, unlinkSync, writeFileSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { join } from 'node:path';
-import { LOCK_ENTRY, LOCK_OWNER_ENTRY } from './data-directory.ts';
+import { LOCK_ENTRY, LOCK_OWNER_ENTRY, LOCK_TAKEOVER_ENTRY } from './data-directory.ts';
 
 /** Not renewed for this long, a lock is taken to be left by a process that is gone (proper-lockfile's default). */
 export const LOCK_STALE_MS = 10_000;
-/** How long a start that took a lock over waits before it reads the record again (far above a takeover's few milliseconds). */
-export const TAKEOVER_SETTLE_MS = 500;
+/** proper-lockfile's own staleness, never reached: takeovers are this module's (takeOver). */
+const NEVER_STALE_MS = Number.MAX_SAFE_INTEGER;
+const RENEW_MS = 5_000;
+/** A takeover mark older than this was left by a start killed while taking a lock over (it takes milliseconds). */
+const TAKEOVER_ABANDONED_MS = 5_000;
 const RETRY_MS = 250;
 const MAX_RECORD_BYTES = 4096;
 
@@ -52,7 +58,7 @@ export interface DataDirectoryLock {
 }
 
 export interface LockOptions {
-  /** Told the lock is lost while held: it could not be renewed for 10 s (the event loop blocked that long, the directory removed), and another sandbox may have taken it over, so the caller must stop writing to the directory. */
+  /** Told the lock is lost while held: it was removed, or another start took it over after it went 10 s without renewal (the event loop blocked that long), so the caller must stop writing to the directory. */
   onLost: (error: Error) => void;
   /** Told once when the start waits for the lock of a sandbox that is gone to go stale. */
   onWaiting?: (wait: { dataDir: string; holderPid: number; waitMs: number }) => void;
@@ -67,51 +73,75 @@ export async function lockDataDirectory(dataDir: string, { onLost, onWaiting }: 
   const options = {
     lockfilePath,
     realpath: false, // a symbolic link was refused already (data-directory.ts)
-    stale: LOCK_STALE_MS,
+    stale: NEVER_STALE_MS,
+    update: RENEW_MS,
     onCompromised: (error: Error) =>
       onLost(new Error(`The data directory ${dataDir} lost its lock (${error.message}): another sandbox may be using it now, so this one stopped its store; restart it`, { cause: error })),
   };
   const deadline = Date.now() + LOCK_STALE_MS + 2_000;
   let told = false;
+  let unlock: () => Promise<void>;
   for (;;) {
-    const previous = readRecord(recordPath);
-    let unlock: () => Promise<void>;
+    if (Date.now() > deadline) throw timedOut(dataDir, lockfilePath);
     try {
       unlock = await lockfile.lock(dataDir, options);
+      break;
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code !== 'ELOCKED') throw cannotLock(dataDir, lockfilePath, error as Error);
-      const renewedMs = ageOf(lockfilePath);
-      if (renewedMs === undefined) continue; // removed meanwhile: its holder just stopped
-      const holder = readRecord(recordPath);
-      const gone = holder && goneHolder(holder);
-      // Its holder gone, a lock renewed in the future would not go stale until then: not waited for.
-      if (gone !== undefined && renewedMs < -1_000) throw renewedInTheFuture(dataDir, lockfilePath, gone);
-      if (gone === undefined || Date.now() > deadline) throw inUse(dataDir, lockfilePath, renewedMs, holder && aliveHere(holder));
-      if (!told) onWaiting?.({ dataDir, holderPid: gone, waitMs: Math.max(0, Math.round(LOCK_STALE_MS - renewedMs)) });
-      told = true;
-      await sleep(RETRY_MS + Math.random() * RETRY_MS); // contenders out of step: fewer of them reach the stale lock together
+    }
+    const renewedMs = ageOf(lockfilePath);
+    if (renewedMs === undefined) continue; // removed meanwhile: its holder just stopped
+    if (!isDirectory(lockfilePath)) throw cannotLock(dataDir, lockfilePath, new Error(`${lockfilePath} is not a lock directory`));
+    if (renewedMs >= LOCK_STALE_MS) {
+      if (!takeOver(dataDir, lockfilePath)) await sleep(RETRY_MS / 5); // another start is taking it over
       continue;
     }
-    const token = randomUUID();
-    writeRecord(dataDir, recordPath, { ...thisProcess(), token });
-    if (previous) {
-      await sleep(TAKEOVER_SETTLE_MS);
-      const now = readRecord(recordPath);
-      if (now?.token !== token) {
-        // Another start took it over at the same moment and wrote after us: it keeps the lock. Ours
-        // is forgotten without removing anything (proper-lockfile would remove the directory, theirs now).
-        await lockfile.unlock(dataDir, { lockfilePath, realpath: false, fs: { rmdir: (_path: string, done: () => void) => done() } });
-        const renewedMs = ageOf(lockfilePath) ?? 0;
-        throw inUse(dataDir, lockfilePath, renewedMs, now && aliveHere(now));
-      }
-    }
-    let released: Promise<void> | undefined;
-    const release = async () => {
-      if (readRecord(recordPath)?.token === token) unlinkQuietly(recordPath); // a clean stop leaves no record: the next start does not wait
-      await unlock().catch(() => {}); // a lost lock has nothing left to remove
-    };
-    return { release: () => (released ??= release()) };
+    const holder = readRecord(recordPath);
+    const gone = holder && goneHolder(holder);
+    // Its holder gone, a lock renewed in the future would not go stale until then: not waited for.
+    if (gone !== undefined && renewedMs < -1_000) throw renewedInTheFuture(dataDir, lockfilePath, gone);
+    if (gone === undefined) throw inUse(dataDir, lockfilePath, renewedMs, holder && aliveHere(holder));
+    if (!told) onWaiting?.({ dataDir, holderPid: gone, waitMs: Math.max(0, Math.round(LOCK_STALE_MS - renewedMs)) });
+    told = true;
+    await sleep(RETRY_MS);
   }
+  const token = randomUUID();
+  try {
+    writeRecord(dataDir, recordPath, { ...thisProcess(), token });
+  } catch (error) {
+    await unlock().catch(() => {});
+    throw error;
+  }
+  let released: Promise<void> | undefined;
+  const release = async () => {
+    if (readRecord(recordPath)?.token === token) unlinkQuietly(recordPath); // a clean stop leaves no record: the next start does not wait
+    await unlock().catch(() => {}); // a lost lock has nothing left to remove
+  };
+  return { release: () => (released ??= release()) };
+}
+
+/**
+ * Removes the stale lock if this start is the one taking it over (see the header); answers false
+ * when another start is. Synchronous, so that nothing of this process runs in between.
+ */
+function takeOver(dataDir: string, lockfilePath: string): boolean {
+  const mark = join(dataDir, LOCK_TAKEOVER_ENTRY);
+  try {
+    mkdirSync(mark, { mode: 0o700 });
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw cannotLock(dataDir, lockfilePath, error as Error);
+    if ((ageOf(mark) ?? 0) > TAKEOVER_ABANDONED_MS) rmdirQuietly(mark);
+    return false;
+  }
+  try {
+    // Still stale now that no other start can remove it: a start that took it over before us made a fresh one.
+    if ((ageOf(lockfilePath) ?? 0) >= LOCK_STALE_MS) rmdirSync(lockfilePath);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw cannotLock(dataDir, lockfilePath, error as Error);
+  } finally {
+    rmdirQuietly(mark);
+  }
+  return true;
 }
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
@@ -140,7 +170,7 @@ function writeRecord(dataDir: string, recordPath: string, owner: Owner): void {
     renameSync(partial, recordPath);
   } catch (error) {
     unlinkQuietly(partial);
-    throw new Error(`The data directory ${dataDir}: its lock's record ${recordPath} could not be written (${(error as Error).message})`, { cause: error });
+    throw new Error(`The data directory ${dataDir}: its lock's record ${recordPath} could not be written (${(error as Error).message}): remove what is at that path, or give another directory`, { cause: error });
   }
 }
 
@@ -212,12 +242,28 @@ function statLine(pid: number): string {
   }
 }
 
-/** How long ago the lock was renewed (negative: in the future), or undefined when it is gone. */
+/** How long ago the entry was last changed (negative: in the future; a link's own time, not its target's), or undefined when it is gone. */
 function ageOf(path: string): number | undefined {
   try {
-    return Date.now() - statSync(path).mtimeMs;
+    return Date.now() - lstatSync(path).mtimeMs;
   } catch {
     return undefined;
+  }
+}
+
+function isDirectory(path: string): boolean {
+  try {
+    return lstatSync(path).isDirectory();
+  } catch {
+    return true; // gone: the next attempt takes it
+  }
+}
+
+function rmdirQuietly(path: string): void {
+  try {
+    rmdirSync(path);
+  } catch {
+    // gone already (or not ours to remove: the next attempt says so)
   }
 }
 
@@ -235,7 +281,7 @@ function inUse(dataDir: string, lockfilePath: string, renewedMs: number, alivePi
   if (alivePid !== undefined) {
     return new Error(`The data directory ${dataDir} is in use by another sandbox (process ${alivePid} on this host; ${renewed}): stop that one, or give another directory`);
   }
-  const wait = Math.max(1, Math.ceil((LOCK_STALE_MS - renewedMs) / 1000));
+  const wait = Math.max(1, Math.ceil((LOCK_STALE_MS - Math.max(0, renewedMs)) / 1000));
   return new Error(
     `The data directory ${dataDir} is in use by another sandbox (${renewed}): stop that one, or give another directory. ` +
       (future
@@ -249,6 +295,10 @@ function renewedInTheFuture(dataDir: string, lockfilePath: string, gonePid: numb
     `The data directory ${dataDir} has a lock left by a sandbox that is gone (process ${gonePid} on this host), renewed in the future ` +
       `(the clock was set back since?), which would not go stale until then: if no sandbox runs on the directory, remove ${lockfilePath} and start again`,
   );
+}
+
+function timedOut(dataDir: string, lockfilePath: string): Error {
+  return new Error(`The data directory ${dataDir} could not be locked within ${(LOCK_STALE_MS + 2_000) / 1000} s (other sandboxes kept taking ${lockfilePath}): start again`);
 }
 
 function cannotLock(dataDir: string, lockfilePath: string, error: Error): Error {

@@ -22,6 +22,7 @@ const PRIVATE = 0o700;
 /** The lock a running sandbox holds inside its data directory, and who took it last (data-directory-lock.ts). */
 export const LOCK_ENTRY = 'sandbox.lock';
 export const LOCK_OWNER_ENTRY = 'sandbox.lock.owner';
+export const LOCK_TAKEOVER_ENTRY = 'sandbox.lock.takeover';
 
 /**
  * What a PostgreSQL data directory holds at its top (PostgreSQL's layout; postmaster.* while a
@@ -31,7 +32,7 @@ export const LOCK_OWNER_ENTRY = 'sandbox.lock.owner';
 const CLUSTER_ENTRIES = new Set([
   'PG_VERSION', 'base', 'global', 'pg_commit_ts', 'pg_dynshmem', 'pg_hba.conf', 'pg_ident.conf', 'pg_logical', 'pg_multixact',
   'pg_notify', 'pg_replslot', 'pg_serial', 'pg_snapshots', 'pg_stat', 'pg_stat_tmp', 'pg_subtrans', 'pg_tblspc', 'pg_twophase',
-  'pg_wal', 'pg_xact', 'postgresql.auto.conf', 'postgresql.conf', 'postmaster.opts', 'postmaster.pid', LOCK_ENTRY, LOCK_OWNER_ENTRY,
+  'pg_wal', 'pg_xact', 'postgresql.auto.conf', 'postgresql.conf', 'postmaster.opts', 'postmaster.pid', LOCK_ENTRY, LOCK_OWNER_ENTRY, LOCK_TAKEOVER_ENTRY,
 ]);
 
 /** What was done to an existing directory open to others: its mode before and after (octal, special bits included). */

@@ -175,7 +175,7 @@ it('writes its record in place of a link or a named pipe planted there, never th
   await again.close();
 });
 
-it('leaves one holder when starts take over the same stale lock at once, on a slow file system', { timeout: 60_000 }, async () => {
+it('leaves one holder, which keeps it, when starts take over the same stale lock at once, on a slow file system', { timeout: 60_000 }, async () => {
   const dataDir = join(root, 'takeover');
   await (await open(dataDir)).close();
   await leftLock(dataDir, LOCK_STALE_MS + 10_000, { pid: await exitedPid(), host: hostname(), token: 'theirs' });
@@ -183,7 +183,7 @@ it('leaves one holder when starts take over the same stale lock at once, on a sl
     new Promise<string>((resolve) => {
       const child = spawn(process.execPath, ['--require', `${ROOT}test/server/support/slow-lock-stat.cjs`, '--import', 'tsx', 'test/server/support/lock-contender.ts', dataDir], {
         cwd: ROOT,
-        env: { ...process.env, HOLD_MS: '3000' },
+        env: { ...process.env, HOLD_MS: '6000' }, // past the first renewal (5 s): a holder that lost its lock would say LOST
       });
       let output = '';
       child.stdout.on('data', (chunk) => (output += chunk));
