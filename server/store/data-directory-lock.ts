@@ -5,7 +5,7 @@
 //
 // The lock is proper-lockfile's: a directory, sandbox.lock, made inside the data directory (mkdir
 // is atomic, also on a network file system) and kept fresh by its holder, which renews its mtime
-// every 5 s. It goes when the store closes or the process exits (also on SIGINT and SIGTERM, through
+// every 2.5 s. It goes when the store closes or the process exits (also on SIGINT and SIGTERM, through
 // signal-exit). One left behind by a process that could not remove it (SIGKILL, a crash of the
 // machine) is stale once it has not been renewed for 10 s, and the next start takes it over. A lock
 // renewed, not a pid file as PostgreSQL's: it holds across containers that share a volume (whose
@@ -21,6 +21,16 @@
 // open: a start killed inside those few synchronous calls leaves its mark, removed once 5 s old,
 // and two starts removing the same abandoned mark at once could both go on.
 //
+// A holder whose event loop was blocked must not act on a lock another start may have taken over
+// meanwhile: proper-lockfile renews in two steps (read the mtime, check it is its own, write a new
+// one) and removes the lock by its path on release and on exit. It is given a file system of its
+// own (guardedFs): a renewal after 8 s without one is refused (the lock is reported lost and the
+// store stops), two seconds before others may take it over, and the store asks before each call
+// whether that time has passed (refusal), since the calls a waking event loop runs come before the
+// renewal; the lock is removed only while its mtime is still the one this holder wrote and too
+// recent for anyone to have judged it stale. Renewals run every 2.5 s, so an event loop has to be
+// blocked 5.5 to 8 s at once before a holder gives its lock up.
+//
 // Beside the lock, its holder writes a record (sandbox.lock.owner: pid, host name, pid namespace,
 // and a token of this lock), and removes it when it releases the lock. A restart right after a
 // SIGKILL finds the lock still fresh: when the record names a process of this host and pid
@@ -28,6 +38,7 @@
 // stale instead of being refused. The record only decides between waiting and refusing: a wrong
 // or outdated one (a pid reused since) costs a refusal, as without it.
 import { randomUUID } from 'node:crypto';
+import fs from 'node:fs';
 import { closeSync, constants, fstatSync, lstatSync, mkdirSync, openSync, readlinkSync, readSync, renameSync, rmdirSync, unlinkSync, writeFileSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { join } from 'node:path';
@@ -37,7 +48,9 @@ import { LOCK_ENTRY, LOCK_OWNER_ENTRY, LOCK_TAKEOVER_ENTRY } from './data-direct
 export const LOCK_STALE_MS = 10_000;
 /** proper-lockfile's own staleness, never reached: takeovers are this module's (takeOver). */
 const NEVER_STALE_MS = Number.MAX_SAFE_INTEGER;
-const RENEW_MS = 5_000;
+const RENEW_MS = 2_500;
+/** A holder that has not renewed its lock for this long gives it up rather than renew it late (guardedFs). */
+const GIVE_UP_MS = 8_000;
 /** A takeover mark older than this was left by a start killed while taking a lock over (it takes milliseconds). */
 const TAKEOVER_ABANDONED_MS = 5_000;
 const RETRY_MS = 250;
@@ -55,6 +68,13 @@ interface Owner {
 export interface DataDirectoryLock {
   /** Removes the lock (once; later calls do nothing). */
   release(): Promise<void>;
+  /**
+   * Why the directory must not be written now: the lock was not renewed for 8 s (the event loop
+   * was blocked, and another start may take it over from 10 s), or was lost. Checked before each
+   * call to the store: the calls an event loop runs as it wakes from a long block come before the
+   * renewal that would report the lock lost.
+   */
+  refusal(): Error | undefined;
 }
 
 export interface LockOptions {
@@ -70,13 +90,18 @@ export async function lockDataDirectory(dataDir: string, { onLost, onWaiting }: 
   const lockfile = await import('proper-lockfile');
   const lockfilePath = join(dataDir, LOCK_ENTRY);
   const recordPath = join(dataDir, LOCK_OWNER_ENTRY);
+  const guard = guardedFs();
+  let lost: Error | undefined;
   const options = {
     lockfilePath,
     realpath: false, // a symbolic link was refused already (data-directory.ts)
     stale: NEVER_STALE_MS,
     update: RENEW_MS,
-    onCompromised: (error: Error) =>
-      onLost(new Error(`The data directory ${dataDir} lost its lock (${error.message}): another sandbox may be using it now, so this one stopped its store; restart it`, { cause: error })),
+    fs: guard.fs,
+    onCompromised: (error: Error) => {
+      lost ??= new Error(`The data directory ${dataDir} lost its lock (${lostBecause(error)}): another sandbox may be using it now, so this one stopped its store; restart it`, { cause: error });
+      onLost(lost);
+    },
   };
   const deadline = Date.now() + LOCK_STALE_MS + 2_000;
   let told = false;
@@ -117,7 +142,81 @@ export async function lockDataDirectory(dataDir: string, { onLost, onWaiting }: 
     if (readRecord(recordPath)?.token === token) unlinkQuietly(recordPath); // a clean stop leaves no record: the next start does not wait
     await unlock().catch(() => {}); // a lost lock has nothing left to remove
   };
-  return { release: () => (released ??= release()) };
+  const refusal = () => {
+    if (lost) return lost;
+    const late = guard.lateMs();
+    if (late < GIVE_UP_MS) return undefined;
+    guard.giveUp(); // its next renewal is refused, which proper-lockfile reports
+    lost = new Error(`The data directory ${dataDir} lost its lock (${notRenewed(late)}): another sandbox may be using it now, so this one stopped its store; restart it`);
+    return lost;
+  };
+  return { release: () => (released ??= release()), refusal };
+}
+
+const notRenewed = (lateMs: number) => `not renewed for ${Math.round(lateMs / 1000)} s: the event loop was blocked that long, and another start may have taken it over`;
+
+/**
+ * proper-lockfile's file system for one lock (see the header): node:fs, except that a renewal
+ * (`utimes`) more than GIVE_UP_MS after the last one fails as if the lock were gone, which
+ * proper-lockfile reports as compromised, and that the lock is removed (`rmdir`, `rmdirSync` on
+ * exit) only while its mtime is the last one written here.
+ */
+function guardedFs() {
+  let renewedAt = Date.now();
+  let writtenMs: number | undefined;
+  let givenUp = false;
+  /** Still the lock this holder wrote, and too recent for any start to have judged it stale since. */
+  const ours = (path: string) => {
+    try {
+      return writtenMs !== undefined && Date.now() - renewedAt < LOCK_STALE_MS - 1_000 && Math.abs(lstatSync(path).mtimeMs - writtenMs) < 1_000;
+    } catch {
+      return false;
+    }
+  };
+  const fsOfTheLock = {
+    mkdir(path: string, done: (error: NodeJS.ErrnoException | null) => void) {
+      fs.mkdir(path, (error) => {
+        if (!error) renewedAt = Date.now(); // taken: counted from now, however long the start waited for it
+        done(error);
+      });
+    },
+    stat: fs.stat,
+    realpath: fs.realpath,
+    utimes(path: string, atime: Date, mtime: Date, done: (error: NodeJS.ErrnoException | null) => void) {
+      const late = Date.now() - renewedAt;
+      if (givenUp || late >= GIVE_UP_MS) {
+        givenUp = true;
+        return done(Object.assign(new Error(notRenewed(late)), { code: 'ENOENT' }));
+      }
+      fs.utimes(path, atime, mtime, (error) => {
+        if (!error) {
+          renewedAt = Date.now();
+          writtenMs = mtime.getTime();
+        }
+        done(error);
+      });
+    },
+    rmdir(path: string, done: (error: NodeJS.ErrnoException | null) => void) {
+      if (!ours(path)) return done(null); // another start's lock now: left alone
+      fs.rmdir(path, done);
+    },
+    rmdirSync(path: string) {
+      if (ours(path)) fs.rmdirSync(path);
+    },
+  };
+  return {
+    fs: fsOfTheLock,
+    lateMs: () => Date.now() - renewedAt,
+    giveUp: () => void (givenUp = true),
+  };
+}
+
+/** What proper-lockfile says when a lock is compromised, in the sandbox's words. */
+function lostBecause(error: Error): string {
+  if (error.message.startsWith('not renewed for')) return error.message;
+  if (error.message.startsWith('Unable to update lock')) return 'another start changed it: it took it over';
+  if ((error as NodeJS.ErrnoException).syscall !== undefined || /ENOENT/.test(error.message)) return `it was removed (${error.message})`;
+  return error.message;
 }
 
 /**

@@ -155,7 +155,7 @@ export async function openPgliteWorkerStore(dataDir?: string, options: PgliteWor
     onWaiting: options.onWaitingForLock,
   });
   try {
-    store = await openUnlocked(dataDir, options);
+    store = await openUnlocked(dataDir, options, lock.refusal);
   } catch (error) {
     await lock.release();
     throw error;
@@ -169,7 +169,8 @@ export async function openPgliteWorkerStore(dataDir?: string, options: PgliteWor
   return Object.assign(store, { close: () => close().finally(() => lock.release()) });
 }
 
-async function openUnlocked(dataDir: string | undefined, options: PgliteWorkerOptions): Promise<PgliteWorkerStore> {
+/** `refusal`: asked before every call whether the store may still reach its directory (a lock held: DataDirectoryLock). */
+async function openUnlocked(dataDir: string | undefined, options: PgliteWorkerOptions, refusal?: () => Error | undefined): Promise<PgliteWorkerStore> {
   const file = typeof options.snapshot === 'string' ? options.snapshot : undefined;
   const fromSnapshot = startsEmpty(dataDir) && options.snapshot;
   // Read and uncompressed once per process (pglite-snapshot.ts); a Blob crosses to the worker without a copy.
@@ -183,9 +184,9 @@ async function openUnlocked(dataDir: string | undefined, options: PgliteWorkerOp
     const from = snapshot();
     sentSnapshot = from !== undefined;
     return { ...compiledEngine(), snapshot: from };
-  }, options.onFailure);
+  }, options.onFailure, refusal);
   const opened = await first.catch((error: unknown) => (sentSnapshot ? undefined : Promise.reject(error)));
-  return opened ?? startWorkerStore(dataDir, compiledEngine, options.onFailure);
+  return opened ?? startWorkerStore(dataDir, compiledEngine, options.onFailure, refusal);
 }
 
 /**
@@ -202,17 +203,22 @@ function startsEmpty(dataDir: string | undefined): boolean {
  * Spawns the PGlite thread, then posts it what `prepare` gives (the engine, the snapshot): the
  * thread boots and loads PGlite's JavaScript while this one reads and compiles them.
  */
-function startWorkerStore(dataDir: string | undefined, prepare: () => WorkerOpen, onFailure: PgliteWorkerOptions['onFailure']): Promise<PgliteWorkerStore> {
+function startWorkerStore(
+  dataDir: string | undefined,
+  prepare: () => WorkerOpen,
+  onFailure: PgliteWorkerOptions['onFailure'],
+  refusal?: () => Error | undefined,
+): Promise<PgliteWorkerStore> {
   const thread = spawnWorker({ dataDir });
   try {
     thread.postMessage(prepare() satisfies WorkerOpen);
   } catch (error) {
     return thread.terminate().then(() => Promise.reject(error));
   }
-  return workerStore(thread, onFailure);
+  return workerStore(thread, onFailure, refusal);
 }
 
-async function workerStore(thread: Worker, onFailure: PgliteWorkerOptions['onFailure']): Promise<PgliteWorkerStore> {
+async function workerStore(thread: Worker, onFailure: PgliteWorkerOptions['onFailure'], refusal?: () => Error | undefined): Promise<PgliteWorkerStore> {
   const pending = new Map<number, { resolve(value: unknown): void; reject(error: Error): void }>();
   let nextId = 1;
   let stopped: Error | undefined; // set once the thread is gone: every call rejects with it
@@ -243,7 +249,21 @@ async function workerStore(thread: Worker, onFailure: PgliteWorkerOptions['onFai
     stop(closing ? new Error('The store is closed') : new Error(`The PGlite worker thread stopped (exit code ${code}); restart the sandbox`)),
   );
 
+  /** Stops the thread at once, without letting PGlite write anything more; told to onFailure, as any stop of an open store. */
+  const abort = (error: Error) => {
+    if (closing) return;
+    stop(error);
+    closing = thread.terminate().then(() => {});
+  };
+  /** True when the directory's lock says the store must not reach it any more (it is then aborted). */
+  const refused = () => {
+    const error = opened ? refusal?.() : undefined;
+    if (error) abort(error);
+    return error !== undefined;
+  };
+
   const send = (request: Omit<WorkerRequest, 'id'>, id = nextId++): Promise<unknown> => {
+    refused();
     if (stopped) return Promise.reject(stopped);
     if (closing) return Promise.reject(new Error('The store is closed'));
     return new Promise((resolve, reject) => {
@@ -277,11 +297,7 @@ async function workerStore(thread: Worker, onFailure: PgliteWorkerOptions['onFai
   return {
     kind: 'pglite',
     thread,
-    abort(error) {
-      if (closing) return;
-      stop(error); // told to onFailure, as any stop of an open store
-      closing = thread.terminate().then(() => {});
-    },
+    abort,
     ...queryable(),
     async transaction(fn) {
       const tx = nextId++;
@@ -297,7 +313,7 @@ async function workerStore(thread: Worker, onFailure: PgliteWorkerOptions['onFai
       return value;
     },
     close() {
-      if (closing) return closing;
+      if (closing || refused()) return closing!; // a store that lost its lock is not let to flush into the directory
       const closed = stopped ? Promise.resolve() : send({ op: 'close' });
       closing = closed.finally(() => thread.terminate()).then(() => {}); // later calls are refused from here
       return closing;

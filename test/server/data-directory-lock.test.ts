@@ -215,6 +215,43 @@ it('stops the store, without letting it write more, when its lock is lost while 
   await next.close();
 });
 
+it('refuses every call, before it reaches PGlite, once its lock went 8 s without renewal (an event loop blocked that long)', async () => {
+  const dataDir = join(root, 'blocked');
+  const failures: Error[] = [];
+  const store = await open(dataDir, (error) => failures.push(error));
+  await store.exec("CREATE TABLE kept (v text); INSERT INTO kept VALUES ('before')");
+  // The clock as the store sees it when the loop wakes up, before any renewal timer has run.
+  vi.useFakeTimers({ toFake: ['Date'] });
+  vi.setSystemTime(Date.now() + 8_500);
+  const lost = new RegExp(`^The data directory ${escaped(dataDir)} lost its lock \\(not renewed for (8|9|10|11) s: the event loop was blocked that long, and another start may have taken it over\\): another sandbox may be using it now, so this one stopped its store; restart it$`);
+  await expect(store.exec("INSERT INTO kept VALUES ('after')")).rejects.toThrow(lost);
+  vi.useRealTimers();
+  expect(failures.map((error) => error.message)).toEqual([expect.stringMatching(lost)]);
+  await expect(store.query('SELECT 1')).rejects.toThrow(lost);
+  await store.close(); // not let to flush into the directory either
+  await rm(lockOf(dataDir), { recursive: true, force: true }); // as a start that took it over would
+  const next = await open(dataDir);
+  try {
+    expect(await kept(next)).toEqual(['before']);
+  } finally {
+    await next.close();
+  }
+});
+
+it('leaves alone, when it stops, a lock another start took over from it', async () => {
+  const dataDir = join(root, 'taken');
+  const store = await open(dataDir);
+  // Another start took the lock over (it went stale while this store's loop was blocked): a new lock, its own record.
+  await rm(lockOf(dataDir), { recursive: true });
+  await mkdir(lockOf(dataDir));
+  const theirs = new Date(Date.now() + 3_000); // not the mtime this holder wrote
+  await utimes(lockOf(dataDir), theirs, theirs);
+  await writeFile(recordOf(dataDir), JSON.stringify({ pid: 1, host: hostname(), token: 'theirs' }));
+  await store.close();
+  expect(existsSync(lockOf(dataDir))).toBe(true);
+  expect((await record(dataDir)).token).toBe('theirs');
+});
+
 it('is removed when the sandbox process exits, and a killed one blocks the directory only until its lock is stale', { timeout: 90_000 }, async () => {
   const dataDir = join(root, 'process');
   const env = { PORT: '0', HOST: '127.0.0.1', DATA_DIR: dataDir, API_SPEC: AUTH_BUNDLE, LOG_LEVEL: 'warn', DATABASE_URL: '' };
