@@ -23,6 +23,8 @@ export interface StartSandboxOptions {
   /**
    * PGlite data directory (default `.data/pglite` under the current directory); given alone, it means
    * `storage: 'disk'`. One sandbox at a time per directory: a second is refused until the first closes.
+   * Its lock is renewed on timers: with the process's `setTimeout` faked (`vi.useFakeTimers()`) for
+   * more than 8 s, the sandbox gives the lock up and its store refuses every call (in memory, nothing to renew).
    */
   dataDir?: string;
   /** A PostgreSQL server instead of PGlite (`storage` is then ignored). */

@@ -153,7 +153,7 @@ export async function lockDataDirectory(dataDir: string, { onLost, onWaiting }: 
   return { release: () => (released ??= release()), refusal };
 }
 
-const notRenewed = (lateMs: number) => `not renewed for ${Math.round(lateMs / 1000)} s: the event loop was blocked that long, and another start may have taken it over`;
+const notRenewed = (lateMs: number) => `not renewed for ${Math.round(lateMs / 1000)} s: the event loop was blocked that long, or its timers faked, and another start may have taken it over`;
 
 /**
  * proper-lockfile's file system for one lock (see the header): node:fs, except that a renewal
