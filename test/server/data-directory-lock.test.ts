@@ -9,7 +9,7 @@ import { mkdir, mkdtemp, readFile, rm, stat, symlink, utimes, writeFile } from '
 import { existsSync } from 'node:fs';
 import { hostname, tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
-import { afterAll, afterEach, expect, inject, it, vi } from 'vitest';
+import { afterAll, afterEach, expect, inject, it, onTestFinished, vi } from 'vitest';
 import { LOCK_STALE_MS } from '../../server/store/data-directory-lock.ts';
 import { openStore, type StoreOptions } from '../../server/store/open-store.ts';
 import type { Store } from '../../server/store/store.ts';
@@ -255,7 +255,11 @@ it('leaves alone, when it stops, a lock another start took over from it', async 
 it('is removed when the sandbox process exits, and a killed one blocks the directory only until its lock is stale', { timeout: 90_000 }, async () => {
   const dataDir = join(root, 'process');
   const env = { PORT: '0', HOST: '127.0.0.1', DATA_DIR: dataDir, API_SPEC: AUTH_BUNDLE, LOG_LEVEL: 'warn', DATABASE_URL: '' };
-  const start = () => startProcess(`${ROOT}node_modules/.bin/tsx`, ['server/main.ts'], /listening on http:\/\/\S+/, { cwd: ROOT, env });
+  const start = async () => {
+    const started = await startProcess(`${ROOT}node_modules/.bin/tsx`, ['server/main.ts'], /listening on http:\/\/\S+/, { cwd: ROOT, env });
+    onTestFinished(() => started.stop()); // also when an assertion fails midway: no server left running
+    return started;
+  };
   // A second sandbox process on the same directory: refused, with the reason, and exit code 1.
   const first = await start();
   expect(existsSync(lockOf(dataDir))).toBe(true);
