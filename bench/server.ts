@@ -477,12 +477,14 @@ const EVENT_LOOP_TITLE = 'Event loop on PGlite';
 
 /** What the event-loop figures mean and where the delay comes from (written after measuring them; not re-measured). */
 const EVENT_LOOP_NOTES = [
-  '"before" is commit 8a50fc9 (PGlite on a worker thread, initdb\'s settings) compiled apart (`git archive 8a50fc9 server',
-  'tsconfig.json package.json`, `tsc -p server/tsconfig.build.json`, then its snapshot writer), "this build" the same with',
-  'PostgreSQL started with `shared_buffers=16MB` (server/store/pglite-settings.ts) and the PGlite thread\'s young generation at',
-  '16 MB (server/store/pglite-worker-store.ts). The event-loop and throughput figures move within the noise of this machine.',
+  'With `BENCH_COMPARE_MAIN=<another build\'s server/dist/main.js>` the table has a row per build, alternated within each',
+  'repetition. The run of 2026-11-22 compared commit 8a50fc9 (PGlite on a worker thread, initdb\'s settings; built apart: `git',
+  'archive 8a50fc9 server tsconfig.json package.json`, `tsc -p server/tsconfig.build.json`, then its snapshot writer) with the',
+  'same plus PostgreSQL started with `shared_buffers=16MB` (server/store/pglite-settings.ts) and the PGlite thread\'s young',
+  'generation at 16 MB (server/store/pglite-worker-store.ts): event-loop and throughput figures within the noise of this',
+  'machine (token p99 26.9 then 24.4 ms), peak memory 517 then 348 MiB.',
   '',
-  'Peak memory (issue 15: ≤ Prism\'s on the same bundle, 307 MiB in "Server speed"): see the line above. Where it went, a bare',
+  'Peak memory (issue 15: ≤ Prism\'s on the same bundle, in "Server speed"): see the line above. Where it went, a bare',
   'PGlite opened on a data directory in one Node process (no server; VmRSS, /proc/self/smaps): bare Node 46 MiB; with initdb\'s',
   'shared_buffers=128MB 290 MiB at open, 375 after 20 000 inserts, the WebAssembly memory grown to 188 MiB and all of the',
   'buffers touched at start; with 16MB 176 at open and ~225 after the inserts (128 MiB of WebAssembly memory reserved, ~29',
