@@ -95,8 +95,11 @@ function configOrExit(): Config {
 
 const config = configOrExit();
 const logger = createLogger(config.logLevel);
+// A start refused (the data directory in use or not usable, the port taken, the key file open to
+// others) says why in one line, as a refused setting does; its stack goes to the log at debug.
 const sandbox = await runSandbox(config, logger).catch((error: Error) => {
-  logger.fatal({ err: error }, `Cannot start on ${config.host}:${config.port}`);
+  logger.debug({ err: error }, 'The start failed');
+  process.stderr.write(`Cannot start on ${config.host}:${config.port}: ${error.message}\n`);
   process.exit(1);
 });
 process.stdout.write(banner(sandbox.url, sandbox.config) + '\n');
