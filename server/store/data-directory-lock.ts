@@ -377,6 +377,9 @@ function unlinkQuietly(path: string): void {
 function inUse(dataDir: string, lockfilePath: string, renewedMs: number, alivePid: number | undefined): Error {
   const future = renewedMs < -1_000; // another host's clock ahead of ours, or ours set back
   const renewed = `its lock, ${lockfilePath}, was renewed ${future ? 'in the future (clocks differ, or were set back)' : `${Math.max(0, Math.round(renewedMs / 1000))} s ago`}`;
+  if (alivePid === process.pid) {
+    return new Error(`The data directory ${dataDir} is in use by another sandbox of this process (${renewed}): close() that one first, or give another directory`);
+  }
   if (alivePid !== undefined) {
     return new Error(`The data directory ${dataDir} is in use by another sandbox (process ${alivePid} on this host; ${renewed}): stop that one, or give another directory`);
   }

@@ -65,7 +65,11 @@ export function privateDataDirectory(given: string): MadePrivate | undefined {
   const dataDir = withoutTrailingSlash(given);
   let stats = lstatOrUndefined(dataDir);
   if (!stats) {
-    mkdirSync(dataDir, { recursive: true, mode: PRIVATE });
+    try {
+      mkdirSync(dataDir, { recursive: true, mode: PRIVATE });
+    } catch (error) {
+      throw refuse(dataDir, `could not be created (${(error as Error).message}): give a directory in a folder you can write to`);
+    }
     stats = lstatSync(dataDir);
   }
   refuseUnless(dataDir, stats);
@@ -116,6 +120,6 @@ function lstatOrUndefined(path: string): Stats | undefined {
     return lstatSync(path);
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
-    throw error;
+    throw refuse(path, `cannot be used (${(error as Error).message}): give a directory in a folder of your own`); // ENOTDIR: a file on the way
   }
 }

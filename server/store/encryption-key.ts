@@ -52,13 +52,19 @@ export async function resolveEncryptionKey({ encryptionKey, databaseUrl, dataDir
 async function keyFile(file: string): Promise<Buffer> {
   const existing = await stat(file).catch((error: NodeJS.ErrnoException) => (error.code === 'ENOENT' ? undefined : Promise.reject(error)));
   if (!existing) {
-    await mkdir(dirname(file), { recursive: true });
     // A name of this call's own: two starts on the same directory at once, in one process or in
     // two, each write theirs, and the first link wins (the second start is then refused by the lock).
     const partial = `${file}.${process.pid}.${randomBytes(6).toString('hex')}.tmp`;
-    await writeFile(partial, `${randomBytes(ENCRYPTION_KEY_BYTES).toString('base64')}\n`, { mode: 0o600, flag: 'wx' });
-    await link(partial, file).catch((error: NodeJS.ErrnoException) => (error.code === 'EEXIST' ? undefined : Promise.reject(error)));
-    await unlink(partial);
+    try {
+      await mkdir(dirname(file), { recursive: true });
+      await writeFile(partial, `${randomBytes(ENCRYPTION_KEY_BYTES).toString('base64')}\n`, { mode: 0o600, flag: 'wx' });
+      await link(partial, file).catch((error: NodeJS.ErrnoException) => (error.code === 'EEXIST' ? undefined : Promise.reject(error)));
+    } catch (error) {
+      const reason = (error as NodeJS.ErrnoException).code ?? (error as Error).message;
+      throw new Error(`The encryption key file ${file} could not be created (${reason}): give a data directory in a folder you can write to, or set SANDBOX_ENCRYPTION_KEY`, { cause: error });
+    } finally {
+      await unlink(partial).catch(() => {});
+    }
   } else if ((existing.mode & 0o077) !== 0) {
     throw new Error(`${file} holds the encryption key and other users may read it (mode ${(existing.mode & 0o777).toString(8)}): chmod 600 ${file}`);
   }

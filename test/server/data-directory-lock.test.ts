@@ -45,7 +45,9 @@ const inUse = (dataDir: string, renewedAgo: number, wait: number) =>
   `The data directory ${dataDir} is in use by another sandbox (its lock, ${lockOf(dataDir)}, was renewed ${renewedAgo} s ago): stop that one, or give another directory. ` +
   `A lock left by a sandbox that was killed is taken over once it has not been renewed for 10 s: if that is the case, start again in ${wait} s`;
 const inUseHere = (dataDir: string, pid: number, renewedAgo: number) =>
-  `The data directory ${dataDir} is in use by another sandbox (process ${pid} on this host; its lock, ${lockOf(dataDir)}, was renewed ${renewedAgo} s ago): stop that one, or give another directory`;
+  pid === process.pid
+    ? `The data directory ${dataDir} is in use by another sandbox of this process (its lock, ${lockOf(dataDir)}, was renewed ${renewedAgo} s ago): close() that one first, or give another directory`
+    : `The data directory ${dataDir} is in use by another sandbox (process ${pid} on this host; its lock, ${lockOf(dataDir)}, was renewed ${renewedAgo} s ago): stop that one, or give another directory`;
 const escaped = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 const kept = async (store: Store) => (await store.query<{ v: string }>('SELECT v FROM kept ORDER BY v')).rows.map((row) => row.v);
 
@@ -116,10 +118,13 @@ it('refuses a fresh lock whose holder may be alive, saying how long to wait, and
     expect(waits, name).toEqual([]);
     await rm(lockOf(dataDir), { recursive: true });
   }
-  // Alive on this host: named.
-  await rm(recordOf(dataDir), { force: true });
-  await leftLock(dataDir, 2_000, { ...here, pid: process.pid });
-  await expect(open(dataDir)).rejects.toThrow(inUseHere(dataDir, process.pid, 2));
+  // Alive on this host: named (another process), or said to be this process's.
+  for (const pid of [process.ppid, process.pid]) {
+    await rm(recordOf(dataDir), { force: true });
+    await rm(lockOf(dataDir), { recursive: true, force: true });
+    await leftLock(dataDir, 2_000, { ...here, pid });
+    await expect(open(dataDir)).rejects.toThrow(inUseHere(dataDir, pid, 2));
+  }
   // Stale: taken over, whoever it names.
   const stale = new Date(Date.now() - LOCK_STALE_MS - 1_000);
   await utimes(lockOf(dataDir), stale, stale);

@@ -141,6 +141,8 @@ it('refuses what is not a data directory, leaves it as it was and writes no key 
     cases.push([path, `The data directory ${path} is a symbolic link: give the directory it points to, or a new one`]);
     cases.push([`${path}/`, `The data directory ${path} is a symbolic link: give the directory it points to, or a new one`]); // not resolved by the slash
   }
+  // A file on the way to it.
+  cases.push([join(file, 'sub'), `The data directory ${join(file, 'sub')} cannot be used (ENOTDIR: not a directory, lstat '${join(file, 'sub')}'): give a directory in a folder of your own`]);
   for (const [dataDir, message] of cases) {
     await expect(refusal(dataDir), dataDir).rejects.toThrow(message);
     expect(existsSync(`${dataDir.replace(/\/$/, '')}.encryption-key`), dataDir).toBe(false);
@@ -150,6 +152,10 @@ it('refuses what is not a data directory, leaves it as it was and writes no key 
   expect(await modeOf(target)).toBe('755'); // not changed through the link
   expect(await readdir(target)).toEqual([]);
   expect(existsSync(join(root, 'nowhere'))).toBe(false);
+  // Where its key file cannot be written (a data directory in a folder no one can write to): said so, nothing left behind.
+  await expect(refusal('/proc/no-such-data-directory')).rejects.toThrow(
+    'The encryption key file /proc/no-such-data-directory.encryption-key could not be created (ENOENT): give a data directory in a folder you can write to, or set SANDBOX_ENCRYPTION_KEY',
+  );
   // The sandbox does not start on one, and says why.
   await expect(runSandbox(testConfig({ apiSpec: PLATFORM_JSON, dataDir: home }), createLogger('silent'))).rejects.toThrow(/holds other files/);
 });

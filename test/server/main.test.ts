@@ -65,6 +65,20 @@ describe('server/main.ts', () => {
     expect((await res.json()).token_type).toBe('Bearer');
   });
 
+  it('refuses a second start on its port in one line that says what to do, exit code 1', async () => {
+    const port = new URL(url).port;
+    const started = promisify(execFile)(`${ROOT}node_modules/.bin/tsx`, ['server/main.ts'], {
+      cwd: ROOT,
+      env: { ...process.env, HOST: '127.0.0.1', PORT: port, DATA_DIR: 'memory://', DATABASE_URL: '', LOG_LEVEL: 'warn' },
+    });
+    const failure = await started.then(() => undefined, (error: { code: number; stdout: string; stderr: string }) => error);
+    expect(failure?.code).toBe(1);
+    expect(failure?.stderr).toBe(
+      `Cannot start on 127.0.0.1:${port}: the port is in use (another sandbox, or another program): stop it, or give another port (--port, PORT; 0 picks a free one)\n`,
+    );
+    expect((await fetch(`${url}/sandbox/v1/jwks`)).status).toBe(200); // the first one still serves
+  });
+
   it('on SIGTERM finishes the request in flight, then exits 0', async () => {
     const exited = new Promise<number | null>((resolve) => server.child.once('exit', (code) => resolve(code)));
     const inFlight = slowTokenRequest(() => server.child.kill('SIGTERM'), 600);
