@@ -41,12 +41,21 @@ export function writeRecord(dataDir: string, recordPath: string, owner: Owner): 
     writeFileSync(partial, JSON.stringify(owner) + '\n', { mode: 0o600, flag: 'wx' });
     renameSync(partial, recordPath);
   } catch (error) {
-    try {
-      unlinkSync(partial);
-    } catch {
-      // never made
-    }
+    unlinkQuietly(partial);
     throw new Error(`The data directory ${dataDir}: its lock's record ${recordPath} could not be written (${(error as Error).message}): remove what is at that path, or give another directory`, { cause: error });
+  }
+}
+
+/** Removes the record if it is still the one written with `token` (another start's, after a takeover, stays). */
+export function removeRecord(recordPath: string, token: string): void {
+  if (readRecord(recordPath)?.token === token) unlinkQuietly(recordPath);
+}
+
+function unlinkQuietly(path: string): void {
+  try {
+    unlinkSync(path);
+  } catch {
+    // gone already, or never made
   }
 }
 

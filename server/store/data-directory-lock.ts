@@ -38,10 +38,9 @@
 // stale instead of being refused. The record only decides between waiting and refusing: a wrong
 // or outdated one (a pid reused since) costs a refusal, as without it.
 import { randomUUID } from 'node:crypto';
-import fs from 'node:fs';
-import { lstatSync, mkdirSync, rmdirSync, unlinkSync } from 'node:fs';
+import { lstatSync, mkdir, mkdirSync, realpath, rmdir, rmdirSync, stat, utimes } from 'node:fs';
 import { join } from 'node:path';
-import { aliveHere, goneHolder, readRecord, thisProcess, writeRecord } from './data-directory-lock-record.ts';
+import { aliveHere, goneHolder, readRecord, removeRecord, thisProcess, writeRecord } from './data-directory-lock-record.ts';
 import { LOCK_ENTRY, LOCK_OWNER_ENTRY, LOCK_TAKEOVER_ENTRY } from './data-directory.ts';
 
 /** Not renewed for this long, a lock is taken to be left by a process that is gone (proper-lockfile's default). */
@@ -129,7 +128,7 @@ export async function lockDataDirectory(dataDir: string, { onLost, onWaiting }: 
   }
   let released: Promise<void> | undefined;
   const release = async () => {
-    if (readRecord(recordPath)?.token === token) unlinkQuietly(recordPath); // a clean stop leaves no record: the next start does not wait
+    removeRecord(recordPath, token); // a clean stop leaves no record: the next start does not wait
     await unlock().catch(() => {}); // a lost lock has nothing left to remove
   };
   const refusal = () => {
@@ -165,20 +164,20 @@ function guardedFs() {
   };
   const fsOfTheLock = {
     mkdir(path: string, done: (error: NodeJS.ErrnoException | null) => void) {
-      fs.mkdir(path, (error) => {
+      mkdir(path, (error) => {
         if (!error) renewedAt = Date.now(); // taken: counted from now, however long the start waited for it
         done(error);
       });
     },
-    stat: fs.stat,
-    realpath: fs.realpath,
+    stat,
+    realpath,
     utimes(path: string, atime: Date, mtime: Date, done: (error: NodeJS.ErrnoException | null) => void) {
       const late = Date.now() - renewedAt;
       if (givenUp || late >= GIVE_UP_MS) {
         givenUp = true;
         return done(Object.assign(new Error(notRenewed(late)), { code: 'ENOENT' }));
       }
-      fs.utimes(path, atime, mtime, (error) => {
+      utimes(path, atime, mtime, (error) => {
         if (!error) {
           renewedAt = Date.now();
           writtenMs = mtime.getTime();
@@ -188,10 +187,10 @@ function guardedFs() {
     },
     rmdir(path: string, done: (error: NodeJS.ErrnoException | null) => void) {
       if (!ours(path)) return done(null); // another start's lock now: left alone
-      fs.rmdir(path, done);
+      rmdir(path, done);
     },
     rmdirSync(path: string) {
-      if (ours(path)) fs.rmdirSync(path);
+      if (ours(path)) rmdirSync(path);
     },
   };
   return {
@@ -257,14 +256,6 @@ function rmdirQuietly(path: string): void {
     rmdirSync(path);
   } catch {
     // gone already (or not ours to remove: the next attempt says so)
-  }
-}
-
-function unlinkQuietly(path: string): void {
-  try {
-    unlinkSync(path);
-  } catch {
-    // gone already
   }
 }
 

@@ -146,24 +146,18 @@ export async function openPgliteWorkerStore(dataDir?: string, options: PgliteWor
   // One sandbox per directory (data-directory-lock.ts), locked before it is read: a second one is
   // refused before its thread starts. A lock lost while held stops the store before it writes more.
   let store: PgliteWorkerStore | undefined;
-  let lost: Error | undefined;
-  const lock: DataDirectoryLock = await lockDataDirectory(dataDir, {
-    onLost: (error) => {
-      lost = error;
-      store?.abort(error);
-    },
-    onWaiting: options.onWaitingForLock,
-  });
+  const lock: DataDirectoryLock = await lockDataDirectory(dataDir, { onLost: (error) => store?.abort(error), onWaiting: options.onWaitingForLock });
   try {
     store = await openUnlocked(dataDir, options, lock.refusal);
   } catch (error) {
     await lock.release();
     throw error;
   }
-  if (lost) {
-    store.abort(lost);
+  const refused = lock.refusal(); // lost while PGlite opened
+  if (refused) {
+    store.abort(refused);
     await lock.release();
-    throw lost;
+    throw refused;
   }
   const close = store.close;
   return Object.assign(store, { close: () => close().finally(() => lock.release()) });
