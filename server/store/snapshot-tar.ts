@@ -42,9 +42,18 @@ export function tarEntries(tar: Uint8Array): TarEntry[] {
 /** Whether an entry is the cluster's own `PG_VERSION` (not a database directory's). */
 export const isClusterMarker = (entry: TarEntry) => entry.path.replace(/^\.?\//, '') === 'PG_VERSION';
 
-/** The archive with the cluster's `PG_VERSION` as its last entry, then the two end blocks. */
-export function clusterMarkerLast(tar: Uint8Array): Uint8Array {
-  const entries = tarEntries(tar);
+/** A WAL segment file (`/pg_wal/000000010000000000000009`), not pg_wal's subdirectories. */
+const WAL_SEGMENT = /^\.?\/?pg_wal\/([0-9A-F]{24})$/;
+
+/**
+ * The archive with the cluster's `PG_VERSION` as its last entry, then the two end blocks; of its
+ * WAL segments only those `keepWal` accepts (all when it is not given).
+ */
+export function clusterMarkerLast(tar: Uint8Array, keepWal: (segment: string) => boolean = () => true): Uint8Array {
+  const entries = tarEntries(tar).filter((e) => {
+    const segment = WAL_SEGMENT.exec(e.path)?.[1];
+    return segment === undefined || keepWal(segment);
+  });
   const marker = entries.find(isClusterMarker);
   if (!marker) throw new Error('The dump has no PG_VERSION: not a PostgreSQL cluster');
   const ordered = [...entries.filter((e) => e !== marker), marker].map((e) => e.bytes);

@@ -87,6 +87,32 @@ describe('the pre-initialized data directory', () => {
     }
   });
 
+  it('holds one WAL segment, its checkpoint\'s, not the ones kept for reuse; a sandbox from it writes past it and reopens', async () => {
+    const snapshot = inject('pgliteClusterSnapshot'); // by the package's writer
+    const segments = tarEntries(gunzipSync(await readFile(snapshot))).filter((e) => /^\/?pg_wal\/[0-9A-F]{24}$/.test(e.path));
+    expect(segments.map((e) => e.data.length)).toEqual([1024 * 1024]);
+    const dir = await mkdtemp(join(tmpdir(), 'pglite-snapshot-'));
+    dirs.push(dir);
+    const dataDir = join(dir, 'wal');
+    const store = await openPgliteWorkerStore(dataDir, { snapshot });
+    try {
+      const checkpoint = (await store.query<{ redo: string }>('SELECT pg_walfile_name(redo_lsn) AS redo FROM pg_control_checkpoint()')).rows[0]!.redo;
+      expect(segments[0]!.path).toMatch(new RegExp(`${checkpoint}$`));
+      // ~4 MB of rows: the WAL goes on into segments the snapshot does not have.
+      await store.exec("CREATE TABLE big (v text); INSERT INTO big SELECT repeat('x', 1000) FROM generate_series(1, 4000); CHECKPOINT");
+      const now = (await store.query<{ current: string }>('SELECT pg_walfile_name(pg_current_wal_lsn()) AS current FROM pg_control_checkpoint()')).rows[0]!.current;
+      expect(now > checkpoint).toBe(true);
+    } finally {
+      await store.close();
+    }
+    const again = await openPgliteWorkerStore(dataDir, { snapshot });
+    try {
+      expect((await again.query<{ n: number }>('SELECT count(*)::int AS n FROM big')).rows).toEqual([{ n: 4000 }]);
+    } finally {
+      await again.close();
+    }
+  });
+
   it("ends with the cluster's PG_VERSION: a first start on disk cut short leaves no half cluster, and the next start writes it again", async () => {
     const snapshot = inject('pgliteClusterSnapshot'); // by the package's writer
     const entries = tarEntries(gunzipSync(await readFile(snapshot)));
