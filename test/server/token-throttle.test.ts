@@ -22,7 +22,9 @@ const scryptCalls = vi.mocked(verifyClientSecret);
 const FIRST_FORM = '/authentication/oauth2/-core/access_token';
 const SECOND_FORM = '/authentication/oauth2/access_token';
 const LIMIT = 3;
-const WINDOW_MS = 1500;
+// Long enough for LIMIT wrong secrets (one scrypt each, ~0.1 s alone, much more on a loaded machine)
+// to fall inside one window: at 1.5 s a loaded run saw the window end before the next attempt.
+const WINDOW_MS = 4000;
 const THROTTLED = 'Too many failed attempts for this client, retry after the time in Retry-After';
 
 describe('failed attempts on the token endpoints', () => {
