@@ -23,7 +23,7 @@ const SHUTDOWN_GRACE_MS = 10_000;
 export interface RunningSandbox {
   /** `http://127.0.0.1:<port>` (localhost when listening on every address). */
   url: string;
-  /** The config as running: `publicBaseUrl` and `issuer` follow the real port when it was 0. */
+  /** The config as running: `publicBaseUrl` follows the real port when it was 0 (`issuer` is ISSUER's, whatever the port). */
   config: Config;
   store: Store;
   /** Back to the fresh state: the demo seller kept, everything else gone. */
