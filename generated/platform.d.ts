@@ -229,7 +229,7 @@ export interface paths {
          *     whole operation is the package's: a `multipart/form-data` body with one file part named
          *     `image`; PNG, JPEG or WebP only (the part's `Content-Type` must match the file's magic bytes);
          *     1 byte to 5 MiB (5 242 880 bytes). Answers: 201 with the stored image; 400 `invalid_request`
-         *     (no `image` part, or an empty one) or `guid_error` (seller id in the token not a GUID); 401
+         *     (no `image` part, an empty one, more than 16 text parts or one over 64 KiB) or `guid_error` (seller id in the token not a GUID); 401
          *     `unauthorized`; 413 `image_too_large`; 415 `unsupported_media_type` (body not multipart, or an
          *     image type other than PNG, JPEG or WebP); 500. All errors use the payment link error body. The
          *     package defines no download path: the stored image is shown by the link's public page.
@@ -1709,7 +1709,9 @@ export interface components {
          * @description Multipart form of the image upload.
          *
          *     **Package decision (the seed does not show the request):** one part named `image` carrying the
-         *     file (a PNG, JPEG or WebP image of 1 byte to 5 MiB, 5 242 880 bytes). Other parts are ignored.
+         *     file (a PNG, JPEG or WebP image of 1 byte to 5 MiB, 5 242 880 bytes). Other parts are ignored,
+         *     a second `image` part among them; the form may carry at most 16 text parts of 64 KiB each (more
+         *     answer 400).
          */
         ProductImageUpload: {
             /**

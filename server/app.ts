@@ -21,7 +21,7 @@ import { refuseNonText } from './http/text-guard.ts';
 import { checkoutPages } from './hosted-checkout/routes.ts';
 import { sandboxNotificationRoutes } from './sandbox/notifications/routes.ts';
 import { paymentLinkRoutes } from './payment-link/routes.ts';
-import { PRODUCT_IMAGE_MAX_BYTES } from './payment-link/errors.ts';
+import { PRODUCT_IMAGE_FIELD, PRODUCT_IMAGE_MAX_BYTES } from './payment-link/errors.ts';
 import { sandboxSellerRoutes } from './sandbox/sellers/routes.ts';
 import { sandboxPaymentLinkRoutes } from './sandbox/payment-links/routes.ts';
 import { webCheckoutRoutes } from './web-checkout/routes.ts';
@@ -71,7 +71,7 @@ function validatorOf(config: AppDeps['config'], apiSpec: PlatformDocument) {
     validation: config.validation !== false,
     undocumented: REFERENCE_ONLY.map((op) => op.template).filter((path) => !(path in (apiSpec.paths ?? {}))),
     // One byte over the image limit is read, so that the upload's own check answers image_too_large.
-    maxFileBytes: PRODUCT_IMAGE_MAX_BYTES + 1,
+    upload: { field: PRODUCT_IMAGE_FIELD, maxFileBytes: PRODUCT_IMAGE_MAX_BYTES + 1 },
   });
 }
 

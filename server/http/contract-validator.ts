@@ -10,6 +10,7 @@ import { PLATFORM_DATE_FORMATS } from './date-formats.ts';
 import type { PlatformDocument } from './contract.ts';
 import { ContractViolation } from './errors.ts';
 import { sendingErrorBody } from './error-handler.ts';
+import { MULTIPART_LIMITS } from './multipart-limits.ts';
 import { cacheValidatorRouteLookup } from './route-lookup-cache.ts';
 import { trimValidatorStartUp } from './validator-start-up.ts';
 
@@ -23,8 +24,22 @@ export interface ContractValidatorOptions {
   validation: boolean;
   /** Paths the server answers that the bundle does not document (the validator lets them by). */
   undocumented: readonly string[];
-  /** The largest multipart file part read (the product image limit and one byte). */
-  maxFileBytes: number;
+  /** The multipart file kept (the product image): its part's name, and the most bytes read of it (its limit and one). */
+  upload: { field: string; maxFileBytes: number };
+}
+
+/**
+ * multer's `fileFilter`: the first file part named `field` is kept; multer reads every other file
+ * part without keeping it (its default keeps them all in memory, which let one request of many
+ * 5 MB parts hold gigabytes). The contract's "other parts are ignored".
+ */
+function keepFirstFile(field: string) {
+  const taken = new WeakSet<object>();
+  return (req: object, file: { fieldname: string }, keep: (error: null, accepted: boolean) => void) => {
+    const first = file.fieldname === field && !taken.has(req);
+    if (first) taken.add(req);
+    keep(null, first);
+  };
 }
 
 const built = new Map<string, Middleware>();
@@ -35,7 +50,7 @@ export function answerContractViolations(app: Express, renderErrors: ErrorReques
 }
 
 export function contractValidator(options: ContractValidatorOptions): RequestHandler[] {
-  const key = JSON.stringify([options.file, options.validation, options.undocumented, options.maxFileBytes]);
+  const key = JSON.stringify([options.file, options.validation, options.undocumented, options.upload]);
   let middleware = built.get(key);
   if (!middleware) {
     middleware = build(options);
@@ -44,7 +59,7 @@ export function contractValidator(options: ContractValidatorOptions): RequestHan
   return middleware as RequestHandler[];
 }
 
-function build({ apiSpec, validation, undocumented, maxFileBytes }: ContractValidatorOptions): Middleware {
+function build({ apiSpec, validation, undocumented, upload }: ContractValidatorOptions): Middleware {
   cacheValidatorRouteLookup(); // the per-request route lookup, compiled once (upstream #1217)
   trimValidatorStartUp(); // no schema compiled at build time only to be thrown away
   return OpenApiValidator.middleware({
@@ -73,7 +88,8 @@ function build({ apiSpec, validation, undocumented, maxFileBytes }: ContractVali
     validateSecurity: false, // authenticateByContract did it, before validation
     ignoreUndocumented: false, // a path outside the contract is a 404 in its area's shape
     ignorePaths: (path: string) => undocumented.includes(path),
-    // multipart/form-data (the product image upload) is parsed by the validator's multer, in memory.
-    fileUploader: { limits: { fileSize: maxFileBytes } },
+    // multipart/form-data (the product image upload) is parsed by the validator's multer, in memory:
+    // one file part kept, at most maxFileBytes of it, and few small text parts.
+    fileUploader: { limits: { fileSize: upload.maxFileBytes, ...MULTIPART_LIMITS }, fileFilter: keepFirstFile(upload.field) },
   });
 }

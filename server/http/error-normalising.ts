@@ -2,6 +2,7 @@
 // parser's and router's http-errors, busboy's complaints, SQL numbers out of range; then the status
 // remapping to what the operation documents.
 import { ApiError, ContractViolation, statusMessage, type Problem, type ProblemLocation } from './errors.ts';
+import { MULTIPART_LIMIT_MESSAGES } from './multipart-limits.ts';
 import { NOT_TEXT, TEXT_PATTERN } from './text.ts';
 
 const LOCATIONS: Record<string, ProblemLocation> = { body: 'body', query: 'query', params: 'path', headers: 'header', cookies: 'cookie' };
@@ -86,6 +87,8 @@ export function toApiError(error: unknown): ApiError {
     const message = 'A number in the request is larger than the platform accepts';
     return new ApiError(422, undefined, message, [{ location: 'body', pointer: '', message }]);
   }
+  const limitBroken = isValidatorError(error) && error.status === 400 && MULTIPART_LIMIT_MESSAGES[error.errors[0]?.message ?? ''];
+  if (limitBroken) return new ApiError(400, undefined, limitBroken, [{ location: 'body', pointer: '', message: limitBroken }]);
   if (isValidatorError(error) && error.status < 500) {
     const problems = error.status === 400 ? oneProblemPerField(error.errors.map(problemOf)) : [];
     return new ApiError(error.status, undefined, statusMessage(error.status), problems, { ...error.headers });

@@ -2,6 +2,9 @@
 import { ApiError } from '../http/errors.ts';
 import type { PaymentLinkErrorRules } from '../http/error-renderers.ts';
 
+/** The multipart part of the upload that carries the image (the contract's ProductImageUpload). */
+export const PRODUCT_IMAGE_FIELD = 'image';
+
 /** The largest product image the upload accepts (5 MiB). */
 export const PRODUCT_IMAGE_MAX_BYTES = 5 * 1024 * 1024;
 

@@ -4,7 +4,7 @@ import { randomInt, randomUUID } from 'node:crypto';
 import { isGuid, sellerGuidError } from '../authentication/bearer.ts';
 import { ApiError } from '../http/errors.ts';
 import type { Store } from '../store/store.ts';
-import { imageTooLarge, PRODUCT_IMAGE_MAX_BYTES } from './errors.ts';
+import { imageTooLarge, PRODUCT_IMAGE_FIELD, PRODUCT_IMAGE_MAX_BYTES } from './errors.ts';
 import type { PaymentMethodKey } from './payment-methods.ts';
 import {
   paymentLinkRepository,
@@ -128,7 +128,7 @@ const UNSUPPORTED_IMAGE = 'The image must be image/png, image/jpeg or image/webp
  * Content-Type is not PNG, JPEG or WebP or does not match its magic bytes.
  */
 export function checkProductImage(parts: UploadedPart[] | undefined): { contentType: ImageType; content: Buffer } {
-  const part = parts?.find((p) => p.fieldname === 'image');
+  const part = parts?.find((p) => p.fieldname === PRODUCT_IMAGE_FIELD);
   const problem = (message: string) => [{ location: 'body' as const, pointer: '/image', message }];
   if (!part) throw new ApiError(400, 'invalid_request', 'The request body is invalid', problem('image is required (a file part)'));
   if (part.size === 0) throw new ApiError(400, 'invalid_request', 'The request body is invalid', problem('image must not be empty'));

@@ -178,7 +178,7 @@ describe('contract violations', () => {
       await second.close();
     }
     // One validator per bundle and setting in a process (building one costs ~0.5 s of CPU).
-    const options = { file: sandbox.config.apiSpec, apiSpec: {} as never, validation: true, undocumented: [], maxFileBytes: 1 };
+    const options = { file: sandbox.config.apiSpec, apiSpec: {} as never, validation: true, undocumented: [], upload: { field: 'image', maxFileBytes: 1 } };
     expect(contractValidator(options)).toBe(contractValidator({ ...options }));
     expect(contractValidator(options)).not.toBe(contractValidator({ ...options, validation: false }));
   });

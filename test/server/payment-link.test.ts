@@ -476,6 +476,32 @@ describe.each(STORES)('payment link API (%s)', (kind) => {
       expect((await server.store.query('SELECT 1 FROM product_images WHERE size_bytes = 0')).rowCount).toBe(0);
     });
 
+    it('keeps the first image part and ignores the others; more than 16 text parts, or one over 64 KiB, answer 400', async () => {
+      const images = `${BASE}/payment-links/products/images`;
+      const send = () => server.http.post(images).set('Authorization', `Bearer ${a.token}`);
+      const big = Buffer.concat([PNG, Buffer.alloc(4 * 1024 * 1024)]);
+      // Other file parts, a second image part among them, are read and not kept (memory: each would
+      // have been held whole): the answer is the first image's.
+      let req = send().attach('photo', big, { filename: 'a.png', contentType: 'image/png' }).attach('image', PNG, { filename: 'p.png', contentType: 'image/png' });
+      for (let i = 0; i < 6; i++) req = req.attach('image', big, { filename: `b${i}.png`, contentType: 'image/png' });
+      const kept = await req.field('note', 'ignored');
+      expect(kept.status).toBe(201);
+      expect(kept.body).toMatchObject({ content_type: 'image/png', size_bytes: PNG.length });
+      expect((await server.store.query('SELECT size_bytes FROM product_images WHERE image_id = $1', [kept.body.image_id])).rows).toEqual([{ size_bytes: PNG.length }]);
+
+      let fields = send().attach('image', PNG, { filename: 'p.png', contentType: 'image/png' });
+      for (let i = 0; i < 17; i++) fields = fields.field(`f${i}`, 'x');
+      const many = await fields;
+      const long = await send().attach('image', PNG, { filename: 'p.png', contentType: 'image/png' }).field('note', 'x'.repeat(64 * 1024 + 1));
+      for (const res of [many, long]) {
+        expect(res.status).toBe(400);
+        expect(res.body).toMatchObject({ error_code: 'invalid_request', status_code: 400 });
+      }
+      const problem = (message: string) => ({ error_code: 'invalid_request', message, status_code: 400, details: [{ message, path: 'body' }] });
+      expect(many.body).toEqual(problem('The multipart form has more than 16 text parts'));
+      expect(long.body).toEqual(problem('A text part of the multipart form is over 64 KiB'));
+    });
+
     it('answers 401 and 400 guid_error, storing nothing', async () => {
       const before = (await server.store.query('SELECT count(*)::int AS n FROM product_images')).rows[0];
       await expectProtected((t) => {
