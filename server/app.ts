@@ -7,6 +7,7 @@ import express, { type Express } from 'express';
 import { createAuthentication } from './authentication/index.ts';
 import type { AppDeps, AreaDeps, AreaRoutes } from './http/area-routes.ts';
 import type { PlatformDocument } from './http/contract.ts';
+import { bodyParsers } from './http/body-parsers.ts';
 import { ROUTING, type RoutedOperation } from './http/operations.ts';
 import { requireAccessToken } from './authentication/bearer.ts';
 import { rateLimitPerClient } from './http/rate-limit.ts';
@@ -51,7 +52,7 @@ const AREAS: AreaRoutes[] = [
  * Reference-only routes the server answers whatever bundle it enforces. A bundle without the
  * sandbox area (one area's bundle, in tests) does not document them: the validator lets them by.
  */
-const REFERENCE_ONLY: RoutedOperation[] = [{ method: 'GET', template: '/sandbox/v1/jwks', schemes: [] }];
+const REFERENCE_ONLY: RoutedOperation[] = [{ method: 'GET', template: '/sandbox/v1/jwks', schemes: [], bodyTypes: [] }];
 
 /**
  * The bundle as data, read now so that a missing or broken file fails at start, not on a request:
@@ -122,7 +123,7 @@ export async function createApp(deps: AppDeps, extraAreas: AreaRoutes[] = []): P
     ),
   );
   app.use(rateLimitPerClient(config.rateLimit)); // after authentication: keyed by the token's client
-  app.use(express.json({ limit: config.bodyLimit }), express.urlencoded({ extended: false, limit: config.bodyLimit }));
+  app.use(bodyParsers(config.bodyLimit)); // JSON or a form, for the operations that take it (http/body-parsers.ts)
   // The validator is built once per process and bundle (http/contract-validator.ts); a response that
   // breaks the contract is answered by this app's error handler.
   answerContractViolations(app, renderErrors);

@@ -18,6 +18,8 @@ export interface RoutedOperation {
   template: string;
   /** Security scheme names of the operation's first requirement (`[]` when public). */
   schemes: string[];
+  /** The media types its request body may have (`[]`: it takes none). */
+  bodyTypes: string[];
 }
 
 declare global {
@@ -41,6 +43,13 @@ export const expressPath = (path: string) => path.replace(/\{([^}]+)\}/g, ':$1')
 const matcher = (template: string) =>
   match(expressPath(template), { sensitive: ROUTING.caseSensitive, trailing: !ROUTING.strict, end: true, decode: false });
 
+/** The media types of a request body, also when it is a `#/components/requestBodies/...` reference. */
+function bodyTypesOf(doc: PlatformDocument, body: { $ref?: string; content?: Record<string, unknown> } | undefined): string[] {
+  const name = body?.$ref?.match(/^#\/components\/requestBodies\/(.+)$/)?.[1];
+  const resolved = name ? (doc as { components?: { requestBodies?: Record<string, { content?: Record<string, unknown> }> } }).components?.requestBodies?.[name] : body;
+  return Object.keys(resolved?.content ?? {});
+}
+
 /** A matcher over every operation of `doc` plus `extra` undocumented ones; the most literal path wins. */
 export function operationMatcher(doc: PlatformDocument, extra: RoutedOperation[] = []) {
   const entries: Entry[] = [];
@@ -51,7 +60,7 @@ export function operationMatcher(doc: PlatformDocument, extra: RoutedOperation[]
       const operation = item[method];
       if (!operation) continue;
       const security: Array<Record<string, string[]>> = operation.security ?? (doc as { security?: [] }).security ?? [];
-      add({ method: method.toUpperCase(), template, schemes: Object.keys(security[0] ?? {}) });
+      add({ method: method.toUpperCase(), template, schemes: Object.keys(security[0] ?? {}), bodyTypes: bodyTypesOf(doc, operation.requestBody) });
     }
   }
   for (const op of extra) if (!entries.some((e) => e.method === op.method && e.template === op.template)) add(op);
@@ -60,9 +69,9 @@ export function operationMatcher(doc: PlatformDocument, extra: RoutedOperation[]
   const find = (method: string, path: string): RoutedOperation | undefined => {
     const wanted = method === 'HEAD' ? 'GET' : method;
     const found = entries.find((e) => e.method === wanted && e.matches(path));
-    return found && { method: found.method, template: found.template, schemes: found.schemes };
+    return found && { method: found.method, template: found.template, schemes: found.schemes, bodyTypes: found.bodyTypes };
   };
   /** Methods documented for the path (a wrong method is a 405 with `Allow`, not a 404). */
   const methodsOf = (path: string) => entries.filter((e) => e.matches(path)).map((e) => e.method);
-  return { find, methodsOf, operations: entries.map(({ method, template, schemes }): RoutedOperation => ({ method, template, schemes })) };
+  return { find, methodsOf, operations: entries.map(({ method, template, schemes, bodyTypes }): RoutedOperation => ({ method, template, schemes, bodyTypes })) };
 }

@@ -102,6 +102,21 @@ describe('web checkout shape', () => {
     const res = await intent().set(bearer(token)).send({ payment: { amount: 1, currency: 'BRL' }, padding: 'x'.repeat(2 * 1024 * 1024) });
     expectError(res, 413, { code: 'payload_too_large', message: 'Request body too large', details: [] });
   });
+
+  it('refuses a JSON body nested deeper than 32 levels before parsing it; brackets inside strings do not count', async () => {
+    const nested = (depth: number) => `{"payment":{"amount":1000,"currency":"BRL"},"x":${'['.repeat(depth - 1)}${']'.repeat(depth - 1)}}`;
+    const create = (body: string) => intent().set(bearer(token)).set('Content-Type', 'application/json').send(body);
+    const deep = await create(nested(33));
+    const message = 'The request body nests deeper than 32 levels';
+    expectError(deep, 400, { code: 'invalid_request', message, details: [{ message }] });
+    // 32 levels are read (the intent's unknown member is ignored, as the contract lets it be).
+    const within = await create(nested(32));
+    expect(within.status).toBe(201);
+    expect(within.body.payment_intent_id).toEqual(expect.any(String));
+    // Brackets and escaped quotes inside a string are text.
+    const text = await create(JSON.stringify({ payment: { amount: 1000, currency: 'BRL' }, x: `[{"\\${'['.repeat(40)}` }));
+    expect(text.status).toBe(201);
+  });
 });
 
 describe('subscription, plan and webhook shape', () => {
@@ -214,10 +229,15 @@ describe('routes outside the contract', () => {
     expect(res.body).toMatchObject({ error_code: 'not_implemented', status_code: 501 });
   });
 
-  it('answers malformed JSON on a token endpoint with 400 in its shape', async () => {
-    const res = await sandbox.http.post('/authentication/oauth2/-core/access_token').set('Content-Type', 'application/json').send('{"grant_type":');
-    expectError(res, 400, { error_code: 'invalid_request', message: 'The request body is not valid JSON', status_code: 400 });
+  it('does not read a JSON body on an operation that takes none (the token endpoints take a form): 400 in its shape', async () => {
+    // Malformed, and nested 100 000 deep: neither is parsed, the media type is refused as it is.
+    for (const body of ['{"grant_type":', '['.repeat(100_000) + ']'.repeat(100_000)]) {
+      const res = await sandbox.http.post('/authentication/oauth2/-core/access_token').set('Content-Type', 'application/json').send(body);
+      const message = 'The request body must be application/x-www-form-urlencoded';
+      expectError(res, 400, { error_code: 'invalid_request', message, status_code: 400 });
+    }
   });
+
 });
 
 describe('request ids and logs', () => {
