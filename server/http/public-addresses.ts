@@ -11,8 +11,8 @@ export type { HostResolver };
 /**
  * Not public (IANA special-purpose registries): this network, private, shared (CGNAT), loopback,
  * link-local, protocol assignments, documentation, benchmarking, 6to4 relay, multicast, reserved and
- * broadcast; IPv6 unspecified, loopback and IPv4-compatible (::/96), NAT64 and 6to4 (they carry an
- * IPv4 address), discard, protocol assignments (Teredo), documentation, unique local, link-local,
+ * broadcast; IPv6 unspecified, loopback and IPv4-compatible (::/96), IPv4-translated
+ * (::ffff:0:0:0/96, SIIT), NAT64 and 6to4 (they carry an IPv4 address), discard, protocol assignments (Teredo), documentation, unique local, link-local,
  * site-local and multicast. IPv4-mapped IPv6 (::ffff:a.b.c.d) is checked as its IPv4 address by
  * BlockList itself.
  */
@@ -38,6 +38,7 @@ for (const [network, prefix] of [
 }
 for (const [network, prefix] of [
   ['::', 96],
+  ['::ffff:0:0:0', 96],
   ['64:ff9b::', 96],
   ['64:ff9b:1::', 48],
   ['100::', 64],

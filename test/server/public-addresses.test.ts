@@ -35,6 +35,8 @@ describe('isPublicAddress', () => {
     ['::ffff:10.0.0.1', 'IPv4-mapped private'],
     ['::ffff:a9fe:a9fe', 'IPv4-mapped link-local'],
     ['::7f00:1', 'IPv4-compatible loopback'],
+    ['::ffff:0:127.0.0.1', 'IPv4-translated loopback (SIIT)'],
+    ['::ffff:0:808:808', 'IPv4-translated, of a public address too'],
     ['64:ff9b::7f00:1', 'NAT64 of a loopback address'],
     ['2002:7f00:1::1', '6to4 of a loopback address'],
     ['2001:db8::1', 'documentation'],
