@@ -97,6 +97,9 @@ const LOOPBACK = new BlockList();
 LOOPBACK.addSubnet('127.0.0.0', 8, 'ipv4');
 LOOPBACK.addAddress('::1', 'ipv6');
 
+/** The shortest admin token a sandbox that others can reach accepts (guessing it is then hopeless). */
+export const MIN_EXPOSED_ADMIN_TOKEN_LENGTH = 16;
+
 /** Whether listening on `host` keeps the server to this machine (127.0.0.0/8, ::1, localhost). */
 export const isLoopback = (host: string) => host === 'localhost' || (isIP(host) !== 0 && LOOPBACK.check(host, isIP(host) === 6 ? 'ipv6' : 'ipv4'));
 
@@ -109,14 +112,22 @@ function refuseExposedDefaults(config: Config): Config {
         'or listen on this machine only (HOST=127.0.0.1, the default).',
     );
   }
+  if (!isLoopback(config.host) && config.sandboxAdminToken.length < MIN_EXPOSED_ADMIN_TOKEN_LENGTH) {
+    throw new Error(
+      `Refusing to listen on ${config.host} with a SANDBOX_ADMIN_TOKEN of ${config.sandboxAdminToken.length} characters: ` +
+        `anyone who can reach this address could guess it. Give one of at least ${MIN_EXPOSED_ADMIN_TOKEN_LENGTH} random ` +
+        'characters (openssl rand -hex 16), or listen on this machine only (HOST=127.0.0.1, the default).',
+    );
+  }
   return config;
 }
 
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
+  // This machine only, by default; another address needs SANDBOX_ADMIN_TOKEN set (refuseExposedDefaults).
+  const host = env.HOST || '127.0.0.1';
   return refuseExposedDefaults({
     port: port(env.PORT),
-    // This machine only, by default; another address needs SANDBOX_ADMIN_TOKEN set (refuseExposedDefaults).
-    host: env.HOST || '127.0.0.1',
+    host,
     // `memory://` keeps PGlite in memory (nothing survives a restart).
     dataDir: env.DATA_DIR?.includes('://') ? env.DATA_DIR : fromCwd(env.DATA_DIR || '.data/pglite'),
     databaseUrl: env.DATABASE_URL || undefined,
@@ -138,8 +149,10 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     docsFile: env.DOCS_FILE ? fromCwd(env.DOCS_FILE) : resolve(PACKAGE_ROOT, 'docs/index.html'),
     bodyLimit: '1mb',
     publicBaseUrl: (env.PUBLIC_BASE_URL || `http://localhost:${port(env.PORT)}`).replace(/\/+$/, ''),
-    // The local sandbox's merchants often listen on localhost; a shared sandbox should set false.
-    allowPrivateNotificationUrls: flag('SANDBOX_ALLOW_PRIVATE_NOTIFICATION_URLS', env.SANDBOX_ALLOW_PRIVATE_NOTIFICATION_URLS, true),
+    // A sandbox on this machine only notifies the merchant's receivers on it (localhost); one that
+    // others can reach sends nothing to private addresses unless told to (its sellers could otherwise
+    // make it POST to anything on its network).
+    allowPrivateNotificationUrls: flag('SANDBOX_ALLOW_PRIVATE_NOTIFICATION_URLS', env.SANDBOX_ALLOW_PRIVATE_NOTIFICATION_URLS, isLoopback(host)),
     billingPollIntervalMs: milliseconds('BILLING_POLL_INTERVAL_MS', env.BILLING_POLL_INTERVAL_MS, 60_000),
     notificationPollIntervalMs: milliseconds('NOTIFICATION_POLL_INTERVAL_MS', env.NOTIFICATION_POLL_INTERVAL_MS, 500),
     // The contract's 30 s; tests set a few milliseconds to see retries happen.

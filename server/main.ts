@@ -30,7 +30,7 @@ Variables:
   SANDBOX_ENCRYPTION_KEY              key that encrypts signing keys and webhook passwords at rest
                                       (unset: derived from DATABASE_URL, else generated once into the
                                       0600 file <data dir>.encryption-key, else random in memory)
-  SANDBOX_ALLOW_PRIVATE_NOTIFICATION_URLS  whether webhooks may target private addresses (default true)
+  SANDBOX_ALLOW_PRIVATE_NOTIFICATION_URLS  whether webhooks may target private addresses (default: true on a loopback host only)
   ISSUER, PUBLIC_BASE_URL             the tokens' iss; the base of the hosted checkout's redirect_url
   LOG_LEVEL                           pino level (info)
   RATE_LIMIT_PER_SECOND               requests per client per second (200; 0 turns it off)

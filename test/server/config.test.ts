@@ -1,5 +1,5 @@
 // Safe defaults: the sandbox listens on this machine only, and refuses any other address while its
-// admin token is the documented default.
+// admin token is the documented default or a short one; private notification URLs only on this machine.
 import { describe, expect, it } from 'vitest';
 import { DEFAULT_SANDBOX_ADMIN_TOKEN, isLoopback, loadConfig } from '../../server/config.ts';
 
@@ -23,6 +23,26 @@ describe('where the sandbox listens', () => {
   it('listens on any address once the admin token is the operator’s own', () => {
     const config = loadConfig({ HOST: '0.0.0.0', SANDBOX_ADMIN_TOKEN: 'a-token-of-our-own' });
     expect(config).toMatchObject({ host: '0.0.0.0', sandboxAdminToken: 'a-token-of-our-own' });
+  });
+
+  it('refuses an admin token under 16 characters on an address others can reach, not on this machine', () => {
+    expect(() => loadConfig({ HOST: '0.0.0.0', SANDBOX_ADMIN_TOKEN: 'fifteen-chars!!' })).toThrow(
+      'Refusing to listen on 0.0.0.0 with a SANDBOX_ADMIN_TOKEN of 15 characters: anyone who can reach this address could ' +
+        'guess it. Give one of at least 16 random characters (openssl rand -hex 16), or listen on this machine only ' +
+        '(HOST=127.0.0.1, the default).',
+    );
+    expect(loadConfig({ HOST: '0.0.0.0', SANDBOX_ADMIN_TOKEN: 'sixteen-chars!!!' }).sandboxAdminToken).toBe('sixteen-chars!!!');
+    expect(loadConfig({ HOST: '127.0.0.1', SANDBOX_ADMIN_TOKEN: 'short' }).sandboxAdminToken).toBe('short');
+  });
+
+  it('allows private notification URLs by default on this machine only; the setting overrides either way', () => {
+    const exposed = { SANDBOX_ADMIN_TOKEN: 'a-token-of-our-own' };
+    expect(loadConfig({}).allowPrivateNotificationUrls).toBe(true);
+    expect(loadConfig({ HOST: '::1' }).allowPrivateNotificationUrls).toBe(true);
+    expect(loadConfig({ ...exposed, HOST: '0.0.0.0' }).allowPrivateNotificationUrls).toBe(false);
+    expect(loadConfig({ ...exposed, HOST: '192.168.1.20' }).allowPrivateNotificationUrls).toBe(false);
+    expect(loadConfig({ ...exposed, HOST: '0.0.0.0', SANDBOX_ALLOW_PRIVATE_NOTIFICATION_URLS: 'true' }).allowPrivateNotificationUrls).toBe(true);
+    expect(loadConfig({ SANDBOX_ALLOW_PRIVATE_NOTIFICATION_URLS: 'false' }).allowPrivateNotificationUrls).toBe(false);
   });
 
   it.each([
