@@ -8,6 +8,7 @@ import { createAuthentication } from './authentication/index.ts';
 import type { AppDeps, AreaDeps, AreaRoutes } from './http/area-routes.ts';
 import type { PlatformDocument } from './http/contract.ts';
 import { bodyParsers } from './http/body-parsers.ts';
+import { localHostNamesOnly } from './http/local-host-names.ts';
 import { ROUTING, type RoutedOperation } from './http/operations.ts';
 import { requireAccessToken } from './authentication/bearer.ts';
 import { rateLimitPerClient } from './http/rate-limit.ts';
@@ -103,6 +104,7 @@ export async function createApp(deps: AppDeps, extraAreas: AreaRoutes[] = []): P
   app.set('case sensitive routing', ROUTING.caseSensitive);
   app.set('strict routing', ROUTING.strict);
   app.use(httpLogging(logger));
+  app.use(localHostNamesOnly(config)); // on a loopback address, local Host names only (DNS rebinding)
   // The HTML reference (`make docs`) is for people, not an API operation: served before the validator.
   app.get('/docs', (_req, res) => {
     if (existsSync(config.docsFile)) return res.sendFile(config.docsFile);
