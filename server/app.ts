@@ -11,7 +11,7 @@ import { bodyParsers } from './http/body-parsers.ts';
 import { localHostNamesOnly } from './http/local-host-names.ts';
 import { ROUTING, type RoutedOperation } from './http/operations.ts';
 import { requireAccessToken } from './authentication/bearer.ts';
-import { rateLimitPerClient } from './http/rate-limit.ts';
+import { countingRefusals, rateLimitPages, rateLimitPerClient } from './http/rate-limit.ts';
 import { authenticateByContract } from './http/security.ts';
 import { requireSandboxAdmin } from './sandbox/admin.ts';
 import { ApiError } from './http/errors.ts';
@@ -110,21 +110,25 @@ export async function createApp(deps: AppDeps, extraAreas: AreaRoutes[] = []): P
     if (existsSync(config.docsFile)) return res.sendFile(config.docsFile);
     res.status(404).type('text/plain').send('The HTML reference is not built: run `make docs` (make run does it).');
   });
-  // The hosted checkout and payment link pages are HTML for people too: before the validator.
+  // The hosted checkout and payment link pages are HTML for people too: before the validator,
+  // counted by address apart from the API.
+  app.use(['/checkout', '/pay'], rateLimitPages(config.rateLimit));
   app.use(checkoutPages(deps));
+  const limitPerClient = rateLimitPerClient(config.rateLimit);
   app.use(
     authenticateByContract(
       apiSpec,
       {
-        oauth2: areaDeps.requireAccessToken,
-        sandboxAdmin: requireSandboxAdmin(config.sandboxAdminToken),
+        // A refused token or admin token is counted against the caller's address (rate-limit.ts).
+        oauth2: countingRefusals(areaDeps.requireAccessToken, limitPerClient),
+        sandboxAdmin: countingRefusals(requireSandboxAdmin(config.sandboxAdminToken), limitPerClient),
         // The second token form checks the client's Basic credentials itself, in its own error shape.
         clientBasicAuth: (_req, _res, next) => next(),
       },
       REFERENCE_ONLY,
     ),
   );
-  app.use(rateLimitPerClient(config.rateLimit)); // after authentication: keyed by the token's client
+  app.use(limitPerClient); // after authentication: keyed by the token's client
   app.use(bodyParsers(config.bodyLimit)); // JSON or a form, for the operations that take it (http/body-parsers.ts)
   // The validator is built once per process and bundle (http/contract-validator.ts); a response that
   // breaks the contract is answered by this app's error handler.

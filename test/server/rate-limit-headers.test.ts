@@ -122,7 +122,7 @@ describe('the RateLimit fields of a refusal', () => {
     expect(Object.keys(documented.headers ?? {})).toEqual(expect.arrayContaining(['RateLimit', 'RateLimit-Policy']));
   });
 
-  it('sends none on a refused bearer token, whose 401 documents none (the token is checked before the limiter)', async () => {
+  it('sends none on a refused bearer token, whose 401 documents none (counted by address, its fields left out)', async () => {
     const res = await server.http.get('/dpy/payment-link/v1/sellers').set('Authorization', 'Bearer not-a-token');
     expect(res.status).toBe(401);
     expect(res.headers['ratelimit']).toBeUndefined();
