@@ -71,6 +71,9 @@ function spawnWorker(workerData: WorkerData): Worker {
   }
 }
 
+/** How long close() waits for PGlite to close before it stops its thread anyway. */
+const CLOSE_DEADLINE_MS = 10_000;
+
 /**
  * `execArgv` without the options Node's message names ("Initiated Worker with invalid execArgv
  * flags: --a, --b"), in either spelling (`--title=x`, or `--title x`).
@@ -308,7 +311,11 @@ async function workerStore(thread: Worker, onFailure: PgliteWorkerOptions['onFai
     },
     close() {
       if (closing || refused()) return closing!; // a store that lost its lock is not let to flush into the directory
-      const closed = stopped ? Promise.resolve() : send({ op: 'close' });
+      // PGlite closes once its open transactions are rolled back (pglite-worker.ts); should it still not
+      // answer, the thread is stopped anyway after CLOSE_DEADLINE_MS, as a crash would (the WAL keeps
+      // what was committed), so that a stop always ends.
+      const deadline = new Promise<void>((resolve) => setTimeout(resolve, CLOSE_DEADLINE_MS).unref());
+      const closed = stopped ? Promise.resolve() : Promise.race([send({ op: 'close' }), deadline]);
       closing = closed.finally(() => thread.terminate()).then(() => {}); // later calls are refused from here
       return closing;
     },

@@ -103,8 +103,14 @@ async function serve(db: PGlite, request: WorkerRequest): Promise<unknown> {
       return end(request.tx!, true);
     case 'rollback':
       return end(request.tx!, false);
-    case 'close':
+    case 'close': {
+      // A transaction still open (a request cut after the shutdown grace, whose next statements the
+      // main thread now refuses) would never end, and db.close() would wait on it forever.
+      const open = [...transactions.values()];
+      for (const t of open) t.finish(false);
+      await Promise.allSettled(open.map((t) => t.done));
       return db.close(); // then the main thread terminates this one
+    }
   }
 }
 

@@ -123,6 +123,39 @@ describe('the PGlite worker store', () => {
   });
 });
 
+describe('closing with a transaction still open', () => {
+  it('rolls it back and closes, instead of waiting on it forever (a request cut after the shutdown grace)', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'pglite-close-'));
+    try {
+      const dataDir = join(dir, 'data');
+      const store = await openPgliteWorkerStore(dataDir, { snapshot: true });
+      await store.exec('CREATE TABLE charges (id int PRIMARY KEY)');
+      let inside!: () => void;
+      const started = new Promise<void>((resolve) => (inside = resolve));
+      // A long request: one statement, then it waits; its next statement comes after close().
+      const request = store.transaction(async (tx) => {
+        await tx.query('INSERT INTO charges VALUES (1)');
+        inside();
+        await sleep(300);
+        await tx.query('INSERT INTO charges VALUES (2)');
+      });
+      await started;
+      const closed = store.close();
+      const outcome = await Promise.race([closed.then(() => 'closed'), sleep(10_000).then(() => 'still waiting')]);
+      expect(outcome).toBe('closed');
+      await expect(request).rejects.toThrow('The store is closed');
+      const again = await openPgliteWorkerStore(dataDir, { snapshot: true });
+      try {
+        expect((await again.query('SELECT id FROM charges')).rows).toEqual([]);
+      } finally {
+        await again.close();
+      }
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
+});
+
 describe('when the worker thread dies', () => {
   it('rejects the calls in flight and every later one, and says so once', async () => {
     const failures: Error[] = [];
