@@ -107,7 +107,10 @@ export function checkoutNotificationReceiver(
       if (next) return next(error);
       outcome = { status: 500, body: { error: 'receiver_failed' } };
     }
-    answer(res, outcome.status, outcome.body, outcome.headers);
+    // The rest of a body over the limit is never read: the connection is closed with the answer, or
+    // it would stay open (and a server's close() wait for it) until the client gives up.
+    const close: Record<string, string> = outcome.status === 413 ? { connection: 'close' } : {};
+    answer(res, outcome.status, outcome.body, { ...outcome.headers, ...close });
   };
 }
 

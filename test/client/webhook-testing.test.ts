@@ -129,4 +129,21 @@ describe('the receiver in each kind of server', () => {
       server.close();
     }
   });
+
+  it('node:http: a body over the limit is answered 413 and its connection closed, so the server closes at once', async () => {
+    const { received, options } = recorder();
+    const server = createServer(checkoutNotificationReceiver({ ...options, limitBytes: 4096 }));
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const delivery = checkoutNotificationRequest(credentials);
+    const response = await fetch(`http://127.0.0.1:${(server.address() as AddressInfo).port}/`, {
+      method: 'POST',
+      headers: delivery.headers,
+      body: 'x'.repeat(2 * 1024 * 1024),
+    });
+    expect([response.status, response.headers.get('connection'), await response.json()]).toEqual([413, 'close', { error: 'payload_too_large' }]);
+    expect(received).toEqual([]);
+    const started = Date.now();
+    await new Promise((resolve) => server.close(resolve));
+    expect(Date.now() - started).toBeLessThan(1000);
+  });
 });
