@@ -5,7 +5,6 @@
 // machine only answers requests addressed to it by a local name: `localhost` and its subdomains,
 // a loopback address, its own HOST, or the host of PUBLIC_BASE_URL. Other listening addresses are
 // reachable by others anyway (and need an admin token of their own: config.ts); they take any Host.
-import { isIP } from 'node:net';
 import type { RequestHandler } from 'express';
 import { isLoopback } from '../config.ts';
 
@@ -17,11 +16,7 @@ function hostName(header: string): string {
 }
 
 /** Whether `name` (a Host header's name) is one this machine alone answers for. */
-export function isLocalName(name: string, own: ReadonlySet<string>): boolean {
-  if (own.has(name)) return true;
-  if (name === 'localhost' || name.endsWith('.localhost')) return true;
-  return isIP(name) !== 0 && isLoopback(name);
-}
+const isLocalName = (name: string, own: ReadonlySet<string>) => own.has(name) || name.endsWith('.localhost') || isLoopback(name);
 
 export const WRONG_HOST =
   'This sandbox listens on this machine only and answers requests addressed to it by a local name (localhost, 127.0.0.1, [::1]) ' +
