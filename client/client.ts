@@ -1,6 +1,6 @@
 // One typed client for every area of the platform. Path keys carry each area's full base path, so
 // one `baseUrl` serves them all; the token endpoints go to `authUrl`.
-import createClient, { type Client, type ClientPathsWithMethod, type FetchResponse, type MaybeOptionalInit } from 'openapi-fetch';
+import createClient, { mergeHeaders, type Client, type ClientPathsWithMethod, type FetchResponse, type MaybeOptionalInit } from 'openapi-fetch';
 import type { paths } from '@payment-platform/contract/types';
 import { findRoute } from './contract.ts';
 import { PlatformApiError } from './errors.ts';
@@ -108,6 +108,28 @@ function hostUrl(name: string, value: string): string {
 
 const METHODS = ['GET', 'PUT', 'POST', 'DELETE', 'OPTIONS', 'HEAD', 'PATCH', 'TRACE'] as const;
 
+const FORM = 'application/x-www-form-urlencoded';
+
+/**
+ * A call's init with the contract's form media type when its operation takes a form body and no JSON
+ * (the token endpoints) and the caller set no `Content-Type`: openapi-fetch would send the body as JSON,
+ * which those endpoints refuse. A `Content-Type` the caller gives (even `null`) is left as it is.
+ */
+function withContractMediaType(method: string, path: string, init: unknown): unknown {
+  const given = init as { body?: unknown; headers?: Parameters<typeof mergeHeaders>[0] } | undefined;
+  if (given?.body === undefined) return init;
+  const types = findRoute(method, path)?.requestMediaTypes;
+  if (!types?.includes(FORM) || types.includes('application/json')) return init;
+  const headers = given.headers;
+  const named =
+    headers instanceof Headers
+      ? headers.has('content-type')
+      : Array.isArray(headers)
+        ? headers.some(([name]) => name.toLowerCase() === 'content-type')
+        : headers !== undefined && headers !== null && Object.keys(headers).some((name) => name.toLowerCase() === 'content-type');
+  return named ? init : { ...given, headers: mergeHeaders({ 'content-type': FORM }, headers) };
+}
+
 function nonNegative(name: string, value: number | undefined, fallback: number): number {
   if (value === undefined) return fallback;
   if (!Number.isFinite(value) || value < 0) throw new TypeError(`${name} must be a number >= 0`);
@@ -175,13 +197,17 @@ export function createPlatformClient(options: PlatformClientOptions): PlatformCl
   };
   for (const method of METHODS) {
     // `then` rather than an async wrapper: one promise less on every call.
-    client[method] = (path: string, init?: unknown) =>
-      (baseOf(init)[method] as Call)(path, init).then((result) => (result.response.ok ? result : withFailure(method, path, result)));
+    client[method] = (path: string, given?: unknown) => {
+      const init = withContractMediaType(method, path, given);
+      return (baseOf(init)[method] as Call)(path, init).then((result) => (result.response.ok ? result : withFailure(method, path, result)));
+    };
   }
-  client.request = (method: string, path: string, init?: unknown) =>
-    (baseOf(init).request as (method: string, path: string, init?: unknown) => Promise<Result>)(method, path, init).then((result) =>
+  client.request = (method: string, path: string, given?: unknown) => {
+    const init = withContractMediaType(method.toUpperCase(), path, given);
+    return (baseOf(init).request as (method: string, path: string, init?: unknown) => Promise<Result>)(method, path, init).then((result) =>
       withFailure(method.toUpperCase(), path, result),
     );
+  };
   const platform = client as unknown as PlatformClient;
   Object.assign(platform, paymentLinkPages(platform));
   return platform;

@@ -44,6 +44,12 @@ export interface ContractOperation {
   bearer: boolean;
   /** `auth`: served on the token host (`{auth_url}`); `platform`: on the platform host (`{base_url}`). */
   host: 'platform' | 'auth';
+  /**
+   * The media types the operation's request body may have, in the contract's order (`[]`: it takes
+   * no body): `application/x-www-form-urlencoded` for the token endpoints, `multipart/form-data`
+   * for the product image upload, `application/json` elsewhere.
+   */
+  requestMediaTypes: readonly string[];
 }
 
 /** Every operation of the joined bundle, in its order. */

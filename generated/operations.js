@@ -8,7 +8,10 @@ export const operations = [
     "path": "/authentication/oauth2/-core/access_token",
     "security": [],
     "bearer": false,
-    "host": "auth"
+    "host": "auth",
+    "requestMediaTypes": [
+      "application/x-www-form-urlencoded"
+    ]
   },
   {
     "operationId": "issueAccessTokenWithBasicAuth",
@@ -20,7 +23,10 @@ export const operations = [
       }
     ],
     "bearer": false,
-    "host": "auth"
+    "host": "auth",
+    "requestMediaTypes": [
+      "application/x-www-form-urlencoded"
+    ]
   },
   {
     "operationId": "listPaymentLinks",
@@ -34,7 +40,8 @@ export const operations = [
       }
     ],
     "bearer": true,
-    "host": "platform"
+    "host": "platform",
+    "requestMediaTypes": []
   },
   {
     "operationId": "getPaymentLinkByShortId",
@@ -42,7 +49,8 @@ export const operations = [
     "path": "/dpy/payment-link/v1/payment-links/by-short-id/{short_id}",
     "security": [],
     "bearer": false,
-    "host": "platform"
+    "host": "platform",
+    "requestMediaTypes": []
   },
   {
     "operationId": "getSeller",
@@ -56,7 +64,8 @@ export const operations = [
       }
     ],
     "bearer": true,
-    "host": "platform"
+    "host": "platform",
+    "requestMediaTypes": []
   },
   {
     "operationId": "getBusinessConfiguration",
@@ -70,7 +79,8 @@ export const operations = [
       }
     ],
     "bearer": true,
-    "host": "platform"
+    "host": "platform",
+    "requestMediaTypes": []
   },
   {
     "operationId": "getPaymentLinkOrder",
@@ -84,7 +94,8 @@ export const operations = [
       }
     ],
     "bearer": true,
-    "host": "platform"
+    "host": "platform",
+    "requestMediaTypes": []
   },
   {
     "operationId": "uploadProductImage",
@@ -98,7 +109,10 @@ export const operations = [
       }
     ],
     "bearer": true,
-    "host": "platform"
+    "host": "platform",
+    "requestMediaTypes": [
+      "multipart/form-data"
+    ]
   },
   {
     "operationId": "createPaymentIntent",
@@ -112,7 +126,10 @@ export const operations = [
       }
     ],
     "bearer": true,
-    "host": "platform"
+    "host": "platform",
+    "requestMediaTypes": [
+      "application/json"
+    ]
   },
   {
     "operationId": "updateTechnicalConfiguration",
@@ -126,7 +143,10 @@ export const operations = [
       }
     ],
     "bearer": true,
-    "host": "platform"
+    "host": "platform",
+    "requestMediaTypes": [
+      "application/json"
+    ]
   },
   {
     "operationId": "createSubscription",
@@ -140,7 +160,10 @@ export const operations = [
       }
     ],
     "bearer": true,
-    "host": "platform"
+    "host": "platform",
+    "requestMediaTypes": [
+      "application/json"
+    ]
   },
   {
     "operationId": "getSubscription",
@@ -154,7 +177,8 @@ export const operations = [
       }
     ],
     "bearer": true,
-    "host": "platform"
+    "host": "platform",
+    "requestMediaTypes": []
   },
   {
     "operationId": "updateFloatingInstallment",
@@ -168,7 +192,10 @@ export const operations = [
       }
     ],
     "bearer": true,
-    "host": "platform"
+    "host": "platform",
+    "requestMediaTypes": [
+      "application/json"
+    ]
   },
   {
     "operationId": "updatePlanStatus",
@@ -182,7 +209,8 @@ export const operations = [
       }
     ],
     "bearer": true,
-    "host": "platform"
+    "host": "platform",
+    "requestMediaTypes": []
   },
   {
     "operationId": "applySubscriptionEvent",
@@ -196,7 +224,10 @@ export const operations = [
       }
     ],
     "bearer": true,
-    "host": "platform"
+    "host": "platform",
+    "requestMediaTypes": [
+      "application/json"
+    ]
   },
   {
     "operationId": "createSandboxSeller",
@@ -208,7 +239,10 @@ export const operations = [
       }
     ],
     "bearer": false,
-    "host": "platform"
+    "host": "platform",
+    "requestMediaTypes": [
+      "application/json"
+    ]
   },
   {
     "operationId": "listSandboxNotifications",
@@ -220,7 +254,8 @@ export const operations = [
       }
     ],
     "bearer": false,
-    "host": "platform"
+    "host": "platform",
+    "requestMediaTypes": []
   },
   {
     "operationId": "getSandboxNotification",
@@ -232,7 +267,8 @@ export const operations = [
       }
     ],
     "bearer": false,
-    "host": "platform"
+    "host": "platform",
+    "requestMediaTypes": []
   },
   {
     "operationId": "redeliverSandboxNotification",
@@ -244,7 +280,8 @@ export const operations = [
       }
     ],
     "bearer": false,
-    "host": "platform"
+    "host": "platform",
+    "requestMediaTypes": []
   },
   {
     "operationId": "createSandboxPlan",
@@ -256,7 +293,10 @@ export const operations = [
       }
     ],
     "bearer": false,
-    "host": "platform"
+    "host": "platform",
+    "requestMediaTypes": [
+      "application/json"
+    ]
   },
   {
     "operationId": "createSandboxTestClock",
@@ -268,7 +308,10 @@ export const operations = [
       }
     ],
     "bearer": false,
-    "host": "platform"
+    "host": "platform",
+    "requestMediaTypes": [
+      "application/json"
+    ]
   },
   {
     "operationId": "getSandboxTestClock",
@@ -280,7 +323,8 @@ export const operations = [
       }
     ],
     "bearer": false,
-    "host": "platform"
+    "host": "platform",
+    "requestMediaTypes": []
   },
   {
     "operationId": "advanceSandboxTestClock",
@@ -292,7 +336,10 @@ export const operations = [
       }
     ],
     "bearer": false,
-    "host": "platform"
+    "host": "platform",
+    "requestMediaTypes": [
+      "application/json"
+    ]
   },
   {
     "operationId": "cancelSandboxSubscription",
@@ -304,7 +351,8 @@ export const operations = [
       }
     ],
     "bearer": false,
-    "host": "platform"
+    "host": "platform",
+    "requestMediaTypes": []
   },
   {
     "operationId": "listSandboxSubscriptionCharges",
@@ -316,7 +364,8 @@ export const operations = [
       }
     ],
     "bearer": false,
-    "host": "platform"
+    "host": "platform",
+    "requestMediaTypes": []
   },
   {
     "operationId": "createSandboxPaymentLink",
@@ -328,7 +377,10 @@ export const operations = [
       }
     ],
     "bearer": false,
-    "host": "platform"
+    "host": "platform",
+    "requestMediaTypes": [
+      "application/json"
+    ]
   },
   {
     "operationId": "getSandboxJwks",
@@ -336,7 +388,8 @@ export const operations = [
     "path": "/sandbox/v1/jwks",
     "security": [],
     "bearer": false,
-    "host": "platform"
+    "host": "platform",
+    "requestMediaTypes": []
   },
   {
     "operationId": "rotateSandboxSigningKey",
@@ -348,6 +401,7 @@ export const operations = [
       }
     ],
     "bearer": false,
-    "host": "platform"
+    "host": "platform",
+    "requestMediaTypes": []
   }
 ];

@@ -7,7 +7,7 @@ const METHODS = ['get', 'put', 'post', 'delete', 'options', 'head', 'patch', 'tr
 
 type Doc = {
   paths: Record<string, Record<string, any>>;
-  components: { securitySchemes?: Record<string, { type: string }> };
+  components: { securitySchemes?: Record<string, { type: string }>; requestBodies?: Record<string, { content?: Record<string, unknown> }> };
   security?: Array<Record<string, string[]>>;
 };
 
@@ -18,6 +18,13 @@ export interface OperationEntry {
   security: Array<Record<string, string[]>>;
   bearer: boolean;
   host: 'platform' | 'auth';
+  requestMediaTypes: string[];
+}
+
+/** The media types of an operation's request body, also when it is a `#/components/requestBodies/...` reference. */
+function requestMediaTypesOf(doc: Doc, body: { $ref?: string; content?: Record<string, unknown> } | undefined): string[] {
+  const name = body?.$ref?.match(/^#\/components\/requestBodies\/(.+)$/)?.[1];
+  return Object.keys((name ? doc.components.requestBodies?.[name] : body)?.content ?? {});
 }
 
 /** Every operation of `doc`, in the bundle's order. */
@@ -39,6 +46,7 @@ export function operationTable(doc: Doc): OperationEntry[] {
         security,
         bearer: !anonymous && security.some((r) => Object.keys(r).some((name) => schemes[name]?.type === 'oauth2')),
         host: servers.some((s) => s.url.includes('{auth_url}')) ? 'auth' : 'platform',
+        requestMediaTypes: requestMediaTypesOf(doc, operation.requestBody),
       });
     }
   }
@@ -71,6 +79,12 @@ export interface ContractOperation {
   bearer: boolean;
   /** \`auth\`: served on the token host (\`{auth_url}\`); \`platform\`: on the platform host (\`{base_url}\`). */
   host: 'platform' | 'auth';
+  /**
+   * The media types the operation's request body may have, in the contract's order (\`[]\`: it takes
+   * no body): \`application/x-www-form-urlencoded\` for the token endpoints, \`multipart/form-data\`
+   * for the product image upload, \`application/json\` elsewhere.
+   */
+  requestMediaTypes: readonly string[];
 }
 
 /** Every operation of the joined bundle, in its order. */

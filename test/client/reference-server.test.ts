@@ -5,11 +5,22 @@
 import { ADMIN } from '../server/support/server.ts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createPlatformClient, isTokenEndpointError } from '../../client/index.ts';
+import type { components } from '@payment-platform/contract/types';
 import { PLATFORM_BUNDLE } from '../support/contract.ts';
 import { startTestServer, type TestServer } from '../server/support/server.ts';
 
 const ADMIN_HEADERS = { Authorization: ADMIN };
 const SELLER = '3fa85f64-5717-4562-b3fc-2c963f66afa6'; // the demo seller every sandbox starts with
+// A whole payment intent request.
+const INTENT: components['schemas']['PaymentIntentRequest'] = {
+  payment: { currency: 'BRL', amount: 15990 },
+  product: [{ product_type: 'physical_goods', title: 'Café especial 1 kg', value: 15990, quantity: 1 }],
+  customer: {
+    customer_id: '52998224725', first_name: 'Maria', last_name: 'Souza', name: 'Maria Souza', email: 'maria@example.com',
+    document_type: 'CPF', document_number: '52998224725',
+    billing_address: { street: 'Rua das Flores', number: '120', city: 'São Paulo', state: 'SP', country: 'BR', postal_code: '01310100' },
+  },
+};
 
 describe('the client against the reference server', () => {
   let server: TestServer;
@@ -45,15 +56,7 @@ describe('the client against the reference server', () => {
   it('creates a payment intent and a subscription on a sandbox plan, and reads it back', async () => {
     const platform = client('form');
     const intent = await platform.POST('/dpy/web-checkout/v1/payment-intent', {
-      body: {
-        payment: { currency: 'BRL', amount: 15990 },
-        product: [{ product_type: 'physical_goods', title: 'Café especial 1 kg', value: 15990, quantity: 1 }],
-        customer: {
-          customer_id: '52998224725', first_name: 'Maria', last_name: 'Souza', name: 'Maria Souza', email: 'maria@example.com',
-          document_type: 'CPF', document_number: '52998224725',
-          billing_address: { street: 'Rua das Flores', number: '120', city: 'São Paulo', state: 'SP', country: 'BR', postal_code: '01310100' },
-        },
-      },
+      body: INTENT,
     });
     expect(intent.response.status).toBe(201);
     expect(intent.data?.redirect_url).toBe(`${server.config.publicBaseUrl}/checkout/${intent.data?.payment_intent_id}`);
@@ -101,5 +104,51 @@ describe('the client against the reference server', () => {
     const failure = await platform.GET('/dpy/payment-link/v1/sellers').catch((e: unknown) => e);
     expect(isTokenEndpointError(failure)).toBe(true);
     expect((failure as { body?: unknown }).body).toEqual({ error_code: 'invalid_credentials', message: 'Invalid client credentials', status_code: 401 });
+  });
+
+  it('sends the token endpoints their form when they are called as typed operations', async () => {
+    const sent: Array<{ type: string | null; body: string }> = [];
+    const platform = createPlatformClient({
+      baseUrl: server.url,
+      clientId: 'demo-seller-client',
+      clientSecret: 'demo-seller-secret',
+      fetch: async (request) => {
+        sent.push({ type: request.headers.get('content-type'), body: await request.clone().text() });
+        return fetch(request);
+      },
+    });
+    const form = await platform.POST('/authentication/oauth2/-core/access_token', {
+      body: { grant_type: 'client_credentials', client_id: 'demo-seller-client', client_secret: 'demo-seller-secret', scope: 'digital-plataform:gateway-api' },
+    });
+    expect(form.response.status).toBe(200);
+    expect(form.data).toMatchObject({ token_type: 'Bearer', expires_in: expect.any(Number) });
+    expect(form.data?.access_token).toMatch(/^[\w-]+\.[\w-]+\.[\w-]+$/);
+    const basic = await platform.request('post', '/authentication/oauth2/access_token', {
+      headers: { Authorization: `Basic ${Buffer.from('demo-seller-client:demo-seller-secret').toString('base64')}` },
+      body: { grant_type: 'client_credentials' },
+    });
+    expect(basic.response.status).toBe(200);
+    expect(basic.data?.access_token).toEqual(expect.any(String));
+    expect(sent).toEqual([
+      {
+        type: 'application/x-www-form-urlencoded',
+        body: 'grant_type=client_credentials&client_id=demo-seller-client&client_secret=demo-seller-secret&scope=digital-plataform%3Agateway-api',
+      },
+      { type: 'application/x-www-form-urlencoded', body: 'grant_type=client_credentials' },
+    ]);
+
+    // A content type the caller names is theirs: JSON is sent as asked, and refused in the token error shape.
+    sent.length = 0;
+    const json = await platform.POST('/authentication/oauth2/-core/access_token', {
+      headers: { 'Content-Type': 'application/json' },
+      body: { grant_type: 'client_credentials', client_id: 'demo-seller-client', client_secret: 'demo-seller-secret', scope: 'digital-plataform:gateway-api' },
+    });
+    expect(sent.map((r) => r.type)).toEqual(['application/json']);
+    expect(json.response.status).toBe(400);
+    expect(json.failure?.code).toBe('invalid_request');
+    // JSON operations keep JSON (after the client's own token request, a form).
+    sent.length = 0;
+    await platform.POST('/dpy/web-checkout/v1/payment-intent', { body: INTENT });
+    expect(sent.map((r) => r.type)).toEqual(['application/x-www-form-urlencoded', 'application/json']);
   });
 });

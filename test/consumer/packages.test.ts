@@ -164,6 +164,7 @@ describe('a merchant project with the three packages', () => {
     expect(JSON.parse(stdout.trim().split('\n').at(-1)!)).toEqual({
       webhookHelper: [200, 401, 'recurring'],
       seller: 'Café da Montanha',
+      token: [200, 'Bearer'],
       redirect: true,
       notification: ['Authorized', true],
       links: [5, 2, true, 5],
