@@ -99,11 +99,7 @@ const logger = createLogger(config.logLevel);
 // others) says why in one line, as a refused setting does; its stack goes to the log at debug.
 const sandbox = await runSandbox(config, logger).catch((error: Error) => {
   logger.debug({ err: error }, 'The start failed');
-  const reason =
-    (error as NodeJS.ErrnoException).code === 'EADDRINUSE'
-      ? 'the port is in use (another sandbox, or another program): stop it, or give another port (--port, PORT; 0 picks a free one)'
-      : error.message;
-  process.stderr.write(`Cannot start on ${config.host}:${config.port}: ${reason}\n`);
+  process.stderr.write(`Cannot start on ${config.host}:${config.port}: ${error.message}\n`);
   process.exit(1);
 });
 process.stdout.write(banner(sandbox.url, sandbox.config) + '\n');

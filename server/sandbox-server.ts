@@ -5,10 +5,10 @@
 // Independent start-up work overlaps: the store opens and migrates on PGlite's own thread while the
 // application's modules load and the contract's validator builds on this one (openStore spawns that
 // thread in a microtask, before the app's modules start loading, so it boots while they load), and
-// the demo seller is
-// stored (its secret hashed or checked by scrypt, on libuv's thread pool) while the app is built. The
-// socket listens early, so that a port of 0 is known before the app is built (the hosted pages'
-// URLs need it), and requests wait for the app.
+// the demo seller is stored (its secret hashed or checked by scrypt, on libuv's thread pool) while the
+// app is built. The socket listens first (one turn of the event loop): a port in use refuses the
+// start before a data directory or a key file is made, a port of 0 is known before the app is built
+// (the hosted pages' URLs need it), and requests wait for the app.
 import { createServer, type RequestListener } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Logger } from 'pino';
@@ -32,11 +32,26 @@ export interface RunningSandbox {
   close(): Promise<void>;
 }
 
+/** Why the socket could not listen, in the sandbox's words (Node's own says `listen EADDRINUSE: address already in use`). */
+function listenRefused(error: NodeJS.ErrnoException, port: number, host: string): Error {
+  const reason =
+    error.code === 'EADDRINUSE'
+      ? `The port ${port} of ${host} is in use (another sandbox, or another program): stop it, or give another port (0 picks a free one)`
+      : error.code === 'EACCES'
+        ? `Listening on port ${port} of ${host} is not allowed to this user (ports under 1024 usually need privileges): give another port`
+        : error.code === 'EADDRNOTAVAIL'
+          ? `The address ${host} is not one of this machine's: give another host (127.0.0.1 by default)`
+          : undefined;
+  // The code stays for programs that test it; Node's error is the cause.
+  return reason === undefined ? error : Object.assign(new Error(reason, { cause: error }), { code: error.code });
+}
+
 function listen(server: ReturnType<typeof createServer>, port: number, host: string): Promise<number> {
   return new Promise((resolve, reject) => {
-    server.once('error', reject);
+    const refused = (error: NodeJS.ErrnoException) => reject(listenRefused(error, port, host));
+    server.once('error', refused);
     server.listen(port, host, () => {
-      server.off('error', reject);
+      server.off('error', refused);
       resolve((server.address() as AddressInfo).port);
     });
   });
@@ -53,6 +68,15 @@ export async function runSandbox(configured: Config, logger: Logger): Promise<Ru
     );
   const onWaitingForLock = (wait: { dataDir: string; holderPid: number; waitMs: number }) =>
     logger.warn(wait, 'The data directory is still locked by a sandbox that is gone (killed before it could remove its lock): waiting for the lock to go stale');
+  let resolveApp!: (app: RequestListener) => void;
+  const appReady = new Promise<RequestListener>((resolve) => (resolveApp = resolve));
+  // Slow clients are timed out (Node answers 408 and closes): headers must arrive within
+  // headersTimeoutMs and the whole request within requestTimeoutMs, checked every second.
+  const server = createServer(
+    { headersTimeout: configured.headersTimeoutMs, requestTimeout: configured.requestTimeoutMs, connectionsCheckingInterval: 1000 },
+    (req, res) => void appReady.then((app) => app(req, res)),
+  );
+  const port = await listen(server, configured.port, configured.host);
   const storeReady = openStore({ ...configured, pgliteSnapshot: true, onFailure, onMadePrivate, onWaitingForLock }).then(async (store) => {
     try {
       const applied = await migrate(store);
@@ -68,22 +92,7 @@ export async function runSandbox(configured: Config, logger: Logger): Promise<Ru
     module.prepareContract(configured);
     return module;
   });
-  appModule.catch(() => undefined); // a broken bundle fails the start below, even when listening failed first
-  let resolveApp!: (app: RequestListener) => void;
-  const appReady = new Promise<RequestListener>((resolve) => (resolveApp = resolve));
-  // Slow clients are timed out (Node answers 408 and closes): headers must arrive within
-  // headersTimeoutMs and the whole request within requestTimeoutMs, checked every second.
-  const server = createServer(
-    { headersTimeout: configured.headersTimeoutMs, requestTimeout: configured.requestTimeoutMs, connectionsCheckingInterval: 1000 },
-    (req, res) => void appReady.then((app) => app(req, res)),
-  );
-  let port: number;
-  try {
-    port = await listen(server, configured.port, configured.host);
-  } catch (error) {
-    await storeReady.then((store) => store.close()).catch(() => {});
-    throw error;
-  }
+  appModule.catch(() => undefined); // a broken bundle fails the start below, even when the store failed first
   const host = configured.host === '0.0.0.0' || configured.host === '::' ? 'localhost' : configured.host.includes(':') ? `[${configured.host}]` : configured.host;
   const url = `http://${host}:${port}`;
   const config: Config = configured.port === 0 ? { ...configured, publicBaseUrl: configured.publicBaseUrl.replace(/:0$/, `:${port}`) } : configured;
