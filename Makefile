@@ -88,7 +88,11 @@ run-settings: ## Print how `make run` starts node (its environment, then its opt
 clean: ## Remove build output (not generated/, which is committed).
 	rm -rf dist client/dist server/dist server/docs generated/.fresh
 
-.PHONY: build build-server bench
+.PHONY: build build-server bench pack
+
+pack: $(INSTALLED) generated/.fresh $(DOCS_OUT) ## Build and pack the three packages into packages/*.tgz (they are not on the npm registry yet).
+	mkdir -p packages
+	npm pack --workspace generated --workspace client --workspace server --pack-destination packages
 
 build: $(INSTALLED) generated/.fresh $(DOCS_OUT) ## Build the client and sandbox packages (ESM + .d.ts in client/dist/ and server/dist/).
 	npm run build --workspace client --workspace server

@@ -96,8 +96,8 @@ describe('the packed tarballs', () => {
 
   it('sandbox: dist/ (with the migrated PGlite snapshot), the migrations and the HTML reference', async () => {
     const files = await contents('sandbox');
-    expect(files.filter((f) => !/^(dist\/.+\.(js|d\.ts)|dist\/pglite-snapshot\.(tar\.gz|json)|store\/migrations\/\d{3}_\w+\.sql|docs\/index\.html|package\.json|README\.md|CHANGELOG\.md|LICENSE)$/.test(f))).toEqual([]);
-    expect(files).toEqual(expect.arrayContaining(['dist/main.js', 'dist/index.js', 'dist/index.d.ts', 'dist/pglite-snapshot.tar.gz']));
+    expect(files.filter((f) => !/^(dist\/.+\.(js|d\.ts)|dist\/pglite-snapshot\.(tar\.gz|json)|store\/migrations\/\d{3}_\w+\.sql|docs\/index\.html|acquirer\/README\.md|package\.json|README\.md|CHANGELOG\.md|LICENSE)$/.test(f))).toEqual([]);
+    expect(files).toEqual(expect.arrayContaining(['dist/main.js', 'dist/index.js', 'dist/index.d.ts', 'dist/pglite-snapshot.tar.gz', 'acquirer/README.md']));
   });
 });
 
