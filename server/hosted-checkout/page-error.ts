@@ -4,7 +4,7 @@
 export class PageError extends Error {
   constructor(
     readonly status: number,
-    readonly kind: 'not_found' | 'expired' | 'already_paid' | 'inactive' | 'form',
+    readonly kind: 'not_found' | 'expired' | 'already_paid' | 'inactive' | 'form' | 'cross_site',
     message: string,
   ) {
     super(message);

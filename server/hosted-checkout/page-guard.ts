@@ -1,6 +1,7 @@
 // The hosted pages' input that must not reach the store or the router's decoding: an address whose
 // percent-encoding does not decode (`/checkout/%ff`), or that is not text once decoded, names no
-// page (404); a form field that is not text refuses the form (400) before anything is charged.
+// page (404); a form field that is not text refuses the form (400) before anything is charged; a
+// payment form a browser sent from another site (cross-site request forgery) is refused (403).
 import type { RequestHandler } from 'express';
 import { isText, notTextPointers } from '../http/text.ts';
 import { PageError } from './page-error.ts';
@@ -21,3 +22,25 @@ export const refuseUnreadablePageInput: RequestHandler = (req, _res, next) => {
   }
   next();
 };
+
+/**
+ * A payment form is posted by the page that shows it, so from the sandbox's own origin. A browser
+ * says where a request comes from in `Sec-Fetch-Site` (any other site, even another port of the same
+ * host, is `same-site` or `cross-site`) and in `Origin` (`null` here, as the pages send
+ * `Referrer-Policy: no-referrer`). Either naming another site refuses the post before its body is
+ * read, so no order, charge or notification comes of it. A request without them (not a browser:
+ * curl, a test) is let through.
+ */
+export function refuseCrossSiteForms(ownOrigins: (hostHeader: string | undefined) => string[]): RequestHandler {
+  return (req, _res, next) => {
+    if (req.method !== 'POST') return next();
+    const site = req.get('sec-fetch-site');
+    const origin = req.get('origin');
+    const foreign =
+      site === 'cross-site' ||
+      site === 'same-site' ||
+      (origin !== undefined && origin !== 'null' && !ownOrigins(req.get('host')).includes(origin));
+    if (!foreign) return next();
+    next(new PageError(403, 'cross_site', 'This payment form was sent from another site, so nothing was charged. Open the checkout link you were given and pay on its page.'));
+  };
+}

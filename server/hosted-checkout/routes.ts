@@ -9,7 +9,7 @@ import type { Config } from '../config.ts';
 import { ROUTING } from '../http/operations.ts';
 import { DOCUMENT_TYPES_BY_COUNTRY } from '../web-checkout/service.ts';
 import { frontendOfForm } from './notification.ts';
-import { refuseUnreadablePageInput } from './page-guard.ts';
+import { refuseCrossSiteForms, refuseUnreadablePageInput } from './page-guard.ts';
 import { checkoutPage, contentSecurityPolicy, layoutOf, messagePage, type CheckoutPageModel } from './pages.ts';
 import { offeredMethods, pageInstallmentOptions } from './payment-methods.ts';
 import type { PaymentMethods } from '../payment-link/payment-methods.ts';
@@ -22,6 +22,7 @@ const HEADINGS: Record<PageError['kind'], string> = {
   already_paid: 'Already paid',
   inactive: 'Not available',
   form: 'Check your details',
+  cross_site: 'Not sent from this page',
 };
 
 /** Card fields are never echoed back into a re-rendered form. */
@@ -42,7 +43,10 @@ export function checkoutPages(deps: { store: Store; config: Config; logger: Logg
   const { store, config } = deps;
   const now = deps.now ?? (() => new Date());
   const router = Router(ROUTING);
-  router.use(['/checkout', '/pay'], express.urlencoded({ extended: false, limit: '32kb' }), refuseUnreadablePageInput);
+  // The page's own origin: PUBLIC_BASE_URL's (the redirect_url host), or the host the browser asked.
+  const publicOrigin = new URL(config.publicBaseUrl).origin;
+  const ownOrigins = (host: string | undefined) => (host ? [publicOrigin, `http://${host}`, `https://${host}`] : [publicOrigin]);
+  router.use(['/checkout', '/pay'], refuseCrossSiteForms(ownOrigins), express.urlencoded({ extended: false, limit: '32kb' }), refuseUnreadablePageInput);
   const plainLayout = layoutOf({ primaryColor: '#0B3B8C', accentColor: '#F5A623', typeFace: 'Platform Micro Text' });
 
   function sendError(res: Response, error: unknown) {

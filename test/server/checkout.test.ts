@@ -130,6 +130,33 @@ for (const kind of STORES) {
         expect(await paymentsOf(id)).toHaveLength(1);
       });
 
+      it('refuses a payment form a browser sent from another site (403 page), charging nothing; its own page\'s post goes through', async () => {
+        const { payment_intent_id: id } = await createIntent(server, seller.token);
+        const forged = [
+          { 'sec-fetch-site': 'cross-site', origin: 'null' },
+          { 'sec-fetch-site': 'same-site' }, // another port of the same host is another origin
+          { origin: 'https://shop.attacker.example' }, // a browser without Sec-Fetch-Site
+          { origin: server.config.publicBaseUrl.replace(/:\d+$/, ':1') },
+        ];
+        for (const headers of forged) {
+          const res = await server.http.post(`/checkout/${id}/pay`).set(headers).type('form').send(cardForm(APPROVED));
+          expect(res.status, JSON.stringify(headers)).toBe(403);
+          expect(res.headers['content-type']).toBe('text/html; charset=utf-8');
+          expect(res.text).toContain('Not sent from this page');
+          expect(res.text).toContain('This payment form was sent from another site, so nothing was charged.');
+        }
+        expect(await paymentsOf(id)).toEqual([]);
+        expect((await deliveriesOf(seller)).filter((d: any) => d.payload.payment_intent_id === id)).toEqual([]);
+        expect((await page(id)).status).toBe(200); // still payable
+        // The page's own form: same-origin, and Origin null (the pages send Referrer-Policy: no-referrer).
+        const own = await server.http.post(`/checkout/${id}/pay`).set({ 'sec-fetch-site': 'same-origin', origin: 'null' }).type('form').send(cardForm(APPROVED));
+        expect(own.status).toBe(303);
+        expect((await intentRow(id)).status).toBe('paid');
+        const named = await createIntent(server, seller.token); // Origin naming the sandbox itself
+        const ownOrigin = await server.http.post(`/checkout/${named.payment_intent_id}/pay`).set({ origin: new URL(server.config.publicBaseUrl).origin }).type('form').send(cardForm(APPROVED));
+        expect(ownOrigin.status).toBe(303);
+      });
+
       it('denied card: 303 to error_url, Denied notification, the intent stays payable and a retry succeeds', async () => {
         const { payment_intent_id: id } = await createIntent(server, seller.token);
         const res = await pay(id, cardForm(DENIED));
