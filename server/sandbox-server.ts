@@ -13,6 +13,7 @@ import { createServer, type RequestListener } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Logger } from 'pino';
 import type { Config } from './config.ts';
+import { answerClientErrors } from './http/client-errors.ts';
 import { migrate } from './store/migrate.ts';
 import { type Store } from './store/store.ts';
 import type { MadePrivate } from './store/data-directory.ts';
@@ -76,6 +77,7 @@ export async function runSandbox(configured: Config, logger: Logger): Promise<Ru
     { headersTimeout: configured.headersTimeoutMs, requestTimeout: configured.requestTimeoutMs, connectionsCheckingInterval: 1000 },
     (req, res) => void appReady.then((app) => app(req, res)),
   );
+  answerClientErrors(server);
   const port = await listen(server, configured.port, configured.host);
   const storeReady = openStore({ ...configured, pgliteSnapshot: true, onFailure, onMadePrivate, onWaitingForLock }).then(async (store) => {
     try {

@@ -1,5 +1,7 @@
 // Slow clients are timed out by the server process: headers that never finish, or a body that
 // trickles past the request timeout, get a 408 and a closed connection, and the server keeps serving.
+// Every request Node refuses before the app (too slow, a head over 16 KiB, not HTTP) is answered with
+// a line of plain text saying why (server/http/client-errors.ts), not Node's empty answer.
 import { mkdtemp, rm } from 'node:fs/promises';
 import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -48,7 +50,10 @@ function trickle(parts: string[], gapMs: number): Promise<{ answer: string; clos
 describe('slow clients', () => {
   it('answers 408 to headers that never finish, within the headers timeout plus the check interval', async () => {
     const { answer, closedAfterMs } = await trickle(['GET /sandbox/v1/jwks HTTP/1.1\r\n', 'Host: 127.0.0.1\r\n'], 100);
-    expect(answer).toMatch(/^HTTP\/1\.1 408/);
+    expect(answer).toMatch(/^HTTP\/1\.1 408 Request Timeout\r\n/);
+    expect(answer).toContain('\r\nContent-Type: text/plain; charset=utf-8\r\n');
+    expect(answer).toContain('\r\nConnection: close\r\n');
+    expect(answer.split('\r\n\r\n')[1]).toBe('The request did not arrive in time (its headers, or its whole body): send it again.\n');
     expect(closedAfterMs).toBeLessThan(4_000);
   });
 
@@ -57,6 +62,18 @@ describe('slow clients', () => {
     const { answer, closedAfterMs } = await trickle([head, 'grant_type=', 'client_', 'credentials', '&client_id=', 'demo'], 600);
     expect(answer).toMatch(/^HTTP\/1\.1 408/);
     expect(closedAfterMs).toBeLessThan(5_000);
+  });
+
+  it('answers a request head over 16 KiB with a 431 that says so, and bytes that are not HTTP with a 400', async () => {
+    const long = await trickle([`GET /dpy/payment-link/v1/payment-links?title=${'a'.repeat(20_000)} HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n`], 0);
+    expect(long.answer).toMatch(/^HTTP\/1\.1 431 Request Header Fields Too Large\r\n/);
+    const [head, body] = long.answer.split('\r\n\r\n');
+    expect(head).toContain('\r\nContent-Length: ' + Buffer.byteLength(body!));
+    expect(body).toBe('The request line and headers are over 16 KiB: send a shorter URL, or fewer or shorter headers.\n');
+    expect(long.closedAfterMs).toBeLessThan(4_000);
+    const garbage = await trickle(['HELLO /\r\n\r\n'], 0);
+    expect(garbage.answer).toMatch(/^HTTP\/1\.1 400 Bad Request\r\n/);
+    expect(garbage.answer.split('\r\n\r\n')[1]).toBe('The request is not well-formed HTTP/1.1.\n');
   });
 
   it('keeps serving everyone else', async () => {
