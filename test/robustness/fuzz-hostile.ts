@@ -50,8 +50,8 @@ export const mutatedId = (id: string): fc.Arbitrary<string> =>
  * raw (bytes no encoder writes: invalid UTF-8, an encoded lone surrogate, an overlong slash).
  */
 export const hostileUrlValue: fc.Arbitrary<string> = fc.oneof(
-  // Long, but within what a server reads as a request head (Node answers 16 KiB of head with a bare
-  // 431, before any application code); a cut may end inside an escape, which is hostile too.
+  // Long, but within what a server reads as a request head (over 16 KiB of head Node refuses with a
+  // 431 before any application code); a cut may end inside an escape, which is hostile too.
   hostileText.map((text) => encodeUrlValue(text.slice(0, 2_000)).slice(0, 2_000)),
   fc.constantFrom('%00', '%ED%A0%80', '%C0%AF', '%FF', '%E2%80%AE', '%', '%zz', '%2F', '%5C', '%2e%2e', '%20', '%0d%0a', '%25', '+', 'a%00b', '%u0000'),
 );
