@@ -177,10 +177,11 @@ export function paymentLinkRepository(db: Queryable) {
       );
     },
 
-    async insertProductImage(image: ProductImageRow & { sellerId: string; content: Uint8Array }): Promise<void> {
+    /** The image's metadata and the SHA-256 of its bytes, not the bytes (migration 011). */
+    async insertProductImage(image: ProductImageRow & { sellerId: string; contentSha256: string }): Promise<void> {
       await db.query(
-        `INSERT INTO product_images (image_id, seller_id, content_type, size_bytes, content, created_at) VALUES ($1, $2, $3, $4, $5, $6)`,
-        [image.imageId, image.sellerId, image.contentType, image.sizeBytes, image.content, image.createdAt.toISOString()],
+        `INSERT INTO product_images (image_id, seller_id, content_type, size_bytes, content_sha256, created_at) VALUES ($1, $2, $3, $4, $5, $6)`,
+        [image.imageId, image.sellerId, image.contentType, image.sizeBytes, image.contentSha256, image.createdAt.toISOString()],
       );
     },
 

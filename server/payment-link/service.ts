@@ -1,6 +1,6 @@
 // The rules of the payment link area, each in one named function. The request's shape (types,
 // enums, ranges, formats) is checked by the validator against the contract before we get here.
-import { randomInt, randomUUID } from 'node:crypto';
+import { createHash, randomInt, randomUUID } from 'node:crypto';
 import { isGuid, sellerGuidError } from '../authentication/bearer.ts';
 import { ApiError } from '../http/errors.ts';
 import type { Store } from '../store/store.ts';
@@ -186,7 +186,9 @@ export function paymentLinkService(store: Store, now: () => Date = () => new Dat
 
     async uploadProductImage(sellerId: string, parts: UploadedPart[] | undefined): Promise<ProductImageRow> {
       const { contentType, content } = checkProductImage(parts);
-      const image = { imageId: randomUUID(), sellerId, contentType, sizeBytes: content.length, content, createdAt: now() };
+      // Kept: what the image is and its digest; its bytes are not stored (nothing reads them back).
+      const contentSha256 = createHash('sha256').update(content).digest('hex');
+      const image = { imageId: randomUUID(), sellerId, contentType, sizeBytes: content.length, contentSha256, createdAt: now() };
       await repository.insertProductImage(image);
       return { imageId: image.imageId, contentType, sizeBytes: image.sizeBytes, createdAt: image.createdAt };
     },

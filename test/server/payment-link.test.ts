@@ -1,6 +1,7 @@
 // The payment link API: every operation with every status it can answer, the list's parameters,
 // the link status evaluated at call time, orders and their state machine, image uploads, guid_error
 // and seller isolation; on every store.
+import { createHash } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { canOrderMove, createOrder, orderTotal, referenceCode, updateOrderStatus } from '../../server/payment-link/orders.ts';
 import { checkDateRange, checkProductImage, checkSellerGuid, detectImageType, foldCase, listQuery } from '../../server/payment-link/service.ts';
@@ -427,17 +428,21 @@ describe.each(STORES)('payment link API (%s)', (kind) => {
       ['image/png', PNG],
       ['image/jpeg', JPEG],
       ['image/webp', WEBP],
-    ])('stores a %s image for the token’s seller', async (type, content) => {
+    ])('stores a %s image for the token’s seller: its type, size and SHA-256, not its bytes', async (type, content) => {
       const res = await upload(server, a.token, content, type);
       expect(res.status).toBe(201);
       expect(res.body).toEqual({ image_id: expect.any(String), content_type: type, size_bytes: content.length, created_at: expect.any(String) });
-      const stored = await server.store.query<{ seller_id: string; content: Uint8Array; content_type: string }>(
-        'SELECT seller_id, content, content_type FROM product_images WHERE image_id = $1',
-        [res.body.image_id],
-      );
-      expect(stored.rows[0]!.seller_id).toBe(a.sellerId);
-      expect(stored.rows[0]!.content_type).toBe(type);
-      expect(Buffer.from(stored.rows[0]!.content).equals(content)).toBe(true);
+      const stored = await server.store.query<Record<string, unknown>>('SELECT * FROM product_images WHERE image_id = $1', [res.body.image_id]);
+      expect(stored.rows).toHaveLength(1);
+      const { created_at: createdAt, ...row } = stored.rows[0]!;
+      expect(row).toEqual({
+        image_id: res.body.image_id,
+        seller_id: a.sellerId,
+        content_type: type,
+        size_bytes: content.length,
+        content_sha256: createHash('sha256').update(content).digest('hex'),
+      });
+      expect(new Date(createdAt as string).toISOString()).toBe(res.body.created_at);
     });
 
     it('accepts exactly 5 MiB and answers 413 image_too_large above', async () => {

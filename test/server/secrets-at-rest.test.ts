@@ -3,7 +3,7 @@
 // start with another key), clear rows of earlier versions are sealed by migration 009, and the
 // encryption key comes from SANDBOX_ENCRYPTION_KEY, DATABASE_URL, a 0600 file beside the data
 // directory, or memory.
-import { chmod, copyFile, mkdtemp, readdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
+import { chmod, mkdtemp, readdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { exportJWK, generateKeyPair, calculateJwkThumbprint, jwtVerify, importJWK } from 'jose';
@@ -14,13 +14,13 @@ import { authenticationRepository } from '../../server/authentication/repository
 import { createLogger } from '../../server/http/logging.ts';
 import { DEMO_SELLER_ID, ensureDemoSeller } from '../../server/sandbox/demo-seller.ts';
 import { encryptionKeyFileOf, parseEncryptionKey, resolveEncryptionKey } from '../../server/store/encryption-key.ts';
-import { listMigrations, migrate } from '../../server/store/migrate.ts';
+import { migrate } from '../../server/store/migrate.ts';
 import { openStore } from '../../server/store/open-store.ts';
 import { SealedSecretUnreadable, sealedSecrets } from '../../server/store/sealed-secrets.ts';
 import { webCheckoutRepository } from '../../server/web-checkout/repository.ts';
 import { PLATFORM_BUNDLE } from '../support/contract.ts';
 import { DEMO, ISSUER, startTestServer, tokenForm, type TestServer } from './support/server.ts';
-import { freshPostgresSchema, openTestStore, STORES } from './support/stores.ts';
+import { STORES, storeBeforeMigration } from './support/stores.ts';
 
 const PASSWORD = 'n0tif1cation-Pa55word-in-clear';
 const HEX_KEY = 'a1'.repeat(32);
@@ -165,11 +165,8 @@ describe('secrets in a PGlite data directory', () => {
 
 describe.each(STORES)('migration 009 on %s: clear rows of earlier versions', (kind) => {
   it('seals the active signing key and every notification password, and drops the clear columns', async () => {
-    const before009 = await mkdtemp(join(tmpdir(), 'migrations-'));
-    const store = kind === 'postgres' ? await (await freshPostgresSchema())() : await openTestStore({});
+    const { store, close } = await storeBeforeMigration(kind, '009');
     try {
-      for (const m of (await listMigrations()).filter((m) => m.version < '009')) await copyFile(m.file, join(before009, `${m.version}_${m.name}.sql`));
-      await migrate(store, before009);
       await ensureDemoSeller(store, DEMO, createLogger('silent'));
       const { privateKey, publicKey } = await generateKeyPair('ES256', { extractable: true });
       const publicJwk = { ...(await exportJWK(publicKey)), alg: 'ES256', use: 'sig' };
@@ -182,7 +179,7 @@ describe.each(STORES)('migration 009 on %s: clear rows of earlier versions', (ki
         [DEMO_SELLER_ID, PASSWORD],
       );
 
-      expect(await migrate(store)).toEqual(['009', '010']);
+      expect(await migrate(store)).toEqual(['009', '010', '011']);
 
       const keys = await store.query('SELECT * FROM signing_keys');
       expect(keys.rows).toEqual([expect.objectContaining({ kid, sealed_private_jwk: expect.stringMatching(/^v1\./) })]);
@@ -198,8 +195,7 @@ describe.each(STORES)('migration 009 on %s: clear rows of earlier versions', (ki
       expect((await jwtVerify(accessToken, publicKey)).payload.sub).toBe('c');
       expect((await webCheckoutRepository(store).findTechnicalConfiguration(DEMO_SELLER_ID))!.notificationPassword).toBe(PASSWORD);
     } finally {
-      await store.close();
-      await rm(before009, { recursive: true, force: true });
+      await close();
     }
   });
 });

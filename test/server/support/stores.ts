@@ -4,7 +4,10 @@
 // initdb cluster (test/support/global-setup.ts) and are migrated by whoever opens them.
 import { randomUUID } from 'node:crypto';
 import { inject } from 'vitest';
-import { migrate } from '../../../server/store/migrate.ts';
+import { copyFile, mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { listMigrations, migrate } from '../../../server/store/migrate.ts';
 import { type Store } from '../../../server/store/store.ts';
 import { openStore, type StoreOptions } from '../../../server/store/open-store.ts';
 
@@ -74,3 +77,16 @@ export const STORE_KINDS: StoreKind[] = STORES.map((kind) => ({
     return { store: opened[0]!, again, drop: async () => void (await Promise.all(opened.map((s) => s.close()))) };
   },
 }));
+
+/**
+ * A new store of `kind` migrated up to, not including, migration `version` (a data directory or
+ * database of an earlier version), for a test of that migration; `close` also removes the copy of
+ * the earlier migrations.
+ */
+export async function storeBeforeMigration(kind: 'pglite' | 'postgres', version: string): Promise<{ store: Store; close: () => Promise<void> }> {
+  const earlier = await mkdtemp(join(tmpdir(), 'migrations-'));
+  const store = kind === 'postgres' ? await (await freshPostgresSchema())() : await openTestStore({});
+  for (const m of (await listMigrations()).filter((m) => m.version < version)) await copyFile(m.file, join(earlier, `${m.version}_${m.name}.sql`));
+  await migrate(store, earlier);
+  return { store, close: async () => (await store.close(), await rm(earlier, { recursive: true, force: true })) };
+}
