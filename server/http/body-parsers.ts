@@ -3,31 +3,44 @@
 // request's body is left unread: the validator refuses its media type without it. Before this,
 // every request to a known path had its JSON parsed, the public token endpoint's and a wrong
 // method's too, and a 1 MB body of nested brackets held the event loop ~180 ms before its refusal.
-// A JSON body nesting deeper than MAX_JSON_DEPTH is refused before it is parsed.
+// A JSON body nesting deeper than MAX_JSON_DEPTH, or with an array of more than MAX_JSON_ARRAY_ITEMS,
+// is refused before it is parsed. The array bound is there for the validator: it checks every item
+// of an array that already broke its `maxItems` and gathers every error (allErrors), at a cost that
+// grows with the square of the items: 60 KB holding 20 000 empty products took it 11 s, long
+// enough to stop the whole sandbox (attacker review, 2026-11-23).
 import express, { type Request, type RequestHandler } from 'express';
 
 /** How deep a JSON body may nest; the contract's deepest request body is under 8 levels. */
 export const MAX_JSON_DEPTH = 32;
+/** The most items a JSON array may hold: the contract's longest request array (a sandbox plan's `floating_data`). */
+export const MAX_JSON_ARRAY_ITEMS = 1200;
 
-const OPEN = new Set([0x7b, 0x5b]); // { [
-const CLOSE = new Set([0x7d, 0x5d]); // } ]
+const [OPEN_OBJECT, OPEN_ARRAY, CLOSE_OBJECT, CLOSE_ARRAY, COMMA, QUOTE, BACKSLASH] = [0x7b, 0x5b, 0x7d, 0x5d, 0x2c, 0x22, 0x5c];
 
-/** body-parser's `verify`: one pass over the raw bytes, brackets inside strings not counted. */
-function refuseDeepJson(_req: unknown, _res: unknown, body: Buffer): void {
+// An http-error as body-parser raises them (400, shown to the client); error-normalising.ts words it.
+const refusal = (message: string, type: string) => Object.assign(new Error(message), { status: 400, expose: true, type });
+
+/**
+ * body-parser's `verify`: one pass over the raw bytes (brackets and commas inside strings not
+ * counted), keeping for each open bracket whether it is an array and how many commas it holds.
+ */
+function refuseOversizedJson(_req: unknown, _res: unknown, body: Buffer): void {
+  const commas = new Int32Array(MAX_JSON_DEPTH + 1); // per level: commas seen, or -1 for an object
   let depth = 0;
   let inString = false;
   for (let i = 0; i < body.length; i++) {
     const byte = body[i]!;
     if (inString) {
-      if (byte === 0x5c) i++; // a backslash: the next byte is escaped
-      else if (byte === 0x22) inString = false;
-    } else if (byte === 0x22) inString = true;
-    else if (OPEN.has(byte)) {
-      if (++depth > MAX_JSON_DEPTH) {
-        // An http-error as body-parser raises them (400, shown to the client); error-normalising.ts words it.
-        throw Object.assign(new Error('JSON nested too deep'), { status: 400, expose: true, type: 'entity.too.deep' });
-      }
-    } else if (CLOSE.has(byte)) depth--;
+      if (byte === BACKSLASH) i++; // the next byte is escaped
+      else if (byte === QUOTE) inString = false;
+    } else if (byte === QUOTE) inString = true;
+    else if (byte === OPEN_OBJECT || byte === OPEN_ARRAY) {
+      if (++depth > MAX_JSON_DEPTH) throw refusal('JSON nested too deep', 'entity.too.deep');
+      commas[depth] = byte === OPEN_ARRAY ? 0 : -1;
+    } else if (byte === CLOSE_OBJECT || byte === CLOSE_ARRAY) depth--;
+    else if (byte === COMMA && depth > 0 && commas[depth]! >= 0 && ++commas[depth]! >= MAX_JSON_ARRAY_ITEMS) {
+      throw refusal('JSON array too long', 'entity.too.many.items');
+    }
   }
 }
 
@@ -35,7 +48,7 @@ const takes = (req: Request, type: string) => req.operation?.bodyTypes.includes(
 
 /** The JSON and form parsers, each run only for an operation that takes its media type. */
 export function bodyParsers(limit: string): RequestHandler[] {
-  const json = express.json({ limit, verify: refuseDeepJson });
+  const json = express.json({ limit, verify: refuseOversizedJson });
   const form = express.urlencoded({ extended: false, limit });
   return [
     (req, res, next) => (takes(req, 'application/json') ? json(req, res, next) : next()),

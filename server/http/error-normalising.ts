@@ -2,7 +2,7 @@
 // parser's and router's http-errors, busboy's complaints, SQL numbers out of range; then the status
 // remapping to what the operation documents.
 import { ApiError, ContractViolation, statusMessage, type Problem, type ProblemLocation } from './errors.ts';
-import { MAX_JSON_DEPTH } from './body-parsers.ts';
+import { MAX_JSON_ARRAY_ITEMS, MAX_JSON_DEPTH } from './body-parsers.ts';
 import { MULTIPART_LIMIT_MESSAGES } from './multipart-limits.ts';
 import { NOT_TEXT, TEXT_PATTERN } from './text.ts';
 
@@ -43,6 +43,7 @@ const BODY_PARSER_MESSAGES: Record<string, string> = {
   'entity.parse.failed': 'The request body is not valid JSON',
   'entity.too.large': 'Request body too large',
   'entity.too.deep': `The request body nests deeper than ${MAX_JSON_DEPTH} levels`,
+  'entity.too.many.items': `The request body has an array of more than ${MAX_JSON_ARRAY_ITEMS} items`,
   'parameters.too.many': 'The request body has too many parameters',
   'encoding.unsupported': 'The request body encoding is not supported',
   'charset.unsupported': 'The request body charset is not supported',

@@ -117,6 +117,21 @@ describe('web checkout shape', () => {
     const text = await create(JSON.stringify({ payment: { amount: 1000, currency: 'BRL' }, x: `[{"\\${'['.repeat(40)}` }));
     expect(text.status).toBe(201);
   });
+
+  it('refuses a JSON array of more than 1200 items before parsing it, fast (the validator takes seconds over long broken arrays)', async () => {
+    const create = (body: string) => intent().set(bearer(token)).set('Content-Type', 'application/json').send(body);
+    const body = (items: number, extra = '') => `{"payment":{"currency":"BRL","amount":1},"product":[${Array(items).fill('{}').join(',')}],"customer":{}${extra}}`;
+    const message = 'The request body has an array of more than 1200 items';
+    const started = performance.now();
+    const long = await create(body(20_000));
+    expect(performance.now() - started).toBeLessThan(2_000); // 11 s before; bounded loosely, a loaded machine is slow
+    expectError(long, 400, { code: 'invalid_request', message, details: [{ message }] });
+    // Any array counts, the contract's own or not; 1200 items are read, commas inside strings are text.
+    expect((await create(body(1, `,"x":[${Array(1201).fill('0').join(',')}]`))).body.message).toBe(message);
+    const within = await create(body(1, `,"x":[${Array(1200).fill('","').join(',')}]`));
+    expect(within.status).toBe(201); // read and passed on: the extra member is ignored, as the contract lets it be
+    expect(within.body.payment_intent_id).toEqual(expect.any(String));
+  });
 });
 
 describe('subscription, plan and webhook shape', () => {
