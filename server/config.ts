@@ -3,6 +3,7 @@ import { BlockList, isIP } from 'node:net';
 import { createRequire } from 'node:module';
 import { resolve } from 'node:path';
 import { PACKAGE_ROOT } from './package-root.ts';
+import { dataDirectoryOf } from './store/data-directory.ts';
 
 export interface Config {
   port: number;
@@ -128,8 +129,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   return refuseExposedDefaults({
     port: port(env.PORT),
     host,
-    // `memory://` keeps PGlite in memory (nothing survives a restart).
-    dataDir: env.DATA_DIR?.includes('://') ? env.DATA_DIR : fromCwd(env.DATA_DIR || '.data/pglite'),
+    // `memory://` keeps PGlite in memory (nothing survives a restart); any other URL is refused.
+    dataDir: dataDirectoryOf(env.DATA_DIR || '.data/pglite', process.cwd()),
     databaseUrl: env.DATABASE_URL || undefined,
     encryptionKey: env.SANDBOX_ENCRYPTION_KEY || undefined,
     issuer: env.ISSUER || 'http://localhost:8080',

@@ -15,7 +15,7 @@
 //   others could read and change the database until then. One that cannot be changed is refused.
 // Not on Windows, where access is by ACL, which these modes do not express.
 import { chmodSync, lstatSync, mkdirSync, readdirSync, type Stats } from 'node:fs';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 
 const PRIVATE = 0o700;
 
@@ -45,8 +45,24 @@ export interface MadePrivate {
 const octal = (mode: number) => (mode & 0o7777).toString(8);
 const refuse = (dataDir: string, why: string) => new Error(`The data directory ${dataDir} ${why}`);
 
-/** A data directory on disk (not `memory://`, nor any other URL PGlite reads). */
-export const isOnDisk = (dataDir: string | undefined): dataDir is string => !!dataDir && !dataDir.includes('://');
+/** The DATA_DIR that keeps PGlite in memory: nothing on disk, nothing survives a restart. */
+export const IN_MEMORY = 'memory://';
+
+/** A data directory on disk: anything but `memory://` (config refuses other URLs, see `dataDirectoryOf`). */
+export const isOnDisk = (dataDir: string | undefined): dataDir is string => !!dataDir && !dataDir.startsWith(IN_MEMORY);
+
+/**
+ * DATA_DIR as the sandbox uses it: `memory://`, or a directory resolved from `cwd`. Any other URL
+ * (`file:///x`, `MEMORY://`, `idb://x`) is refused: PGlite would read some of them as a directory of
+ * its own, which the sandbox would then not lock, keep private or give a key file.
+ */
+export function dataDirectoryOf(value: string, cwd: string): string {
+  if (value.startsWith(IN_MEMORY)) return value;
+  if (value.includes('://')) {
+    throw new Error(`DATA_DIR (--data-dir) must be a directory, or ${IN_MEMORY} to keep nothing on disk; got ${JSON.stringify(value)}`);
+  }
+  return resolve(cwd, value);
+}
 
 const withoutTrailingSlash = (dataDir: string) => dataDir.replace(/(.)\/+$/, '$1'); // `link/` would resolve a symbolic link before lstat sees it
 

@@ -11,6 +11,7 @@
 import { hkdfSync, randomBytes } from 'node:crypto';
 import { link, mkdir, readFile, stat, unlink, writeFile } from 'node:fs/promises';
 import { dirname } from 'node:path';
+import { isOnDisk } from './data-directory.ts';
 import { ENCRYPTION_KEY_BYTES } from './sealed-secrets.ts';
 
 export interface EncryptionKeyOptions {
@@ -37,15 +38,13 @@ export function parseEncryptionKey(value: string, name = 'SANDBOX_ENCRYPTION_KEY
 /** The key file of a PGlite data directory: beside it, not inside. */
 export const encryptionKeyFileOf = (dataDir: string) => `${dataDir.replace(/\/+$/, '')}.encryption-key`;
 
-const inMemory = (dataDir: string | undefined) => !dataDir || dataDir.includes('://');
-
 export async function resolveEncryptionKey({ encryptionKey, databaseUrl, dataDir }: EncryptionKeyOptions): Promise<Buffer> {
   if (encryptionKey) return parseEncryptionKey(encryptionKey);
   if (databaseUrl) {
     return Buffer.from(hkdfSync('sha256', databaseUrl, 'payment-platform sandbox', 'encryption key at rest v1', ENCRYPTION_KEY_BYTES));
   }
-  if (inMemory(dataDir)) return randomBytes(ENCRYPTION_KEY_BYTES);
-  return keyFile(encryptionKeyFileOf(dataDir!));
+  if (!isOnDisk(dataDir)) return randomBytes(ENCRYPTION_KEY_BYTES);
+  return keyFile(encryptionKeyFileOf(dataDir));
 }
 
 /** Reads the key file, or creates it (atomically: a complete file or none) when absent. */

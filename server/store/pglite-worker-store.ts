@@ -192,8 +192,7 @@ async function openUnlocked(dataDir: string | undefined, options: PgliteWorkerOp
  * running initdb in WebAssembly (a first `npx` start: ~3.5 s and ~800 MiB at its peak, for initdb).
  */
 function startsEmpty(dataDir: string | undefined): boolean {
-  if (!dataDir || dataDir.startsWith('memory://')) return true;
-  return !dataDir.includes('://') && !existsSync(join(dataDir, 'PG_VERSION'));
+  return !isOnDisk(dataDir) || !existsSync(join(dataDir, 'PG_VERSION'));
 }
 
 /**

@@ -1,5 +1,7 @@
 // Safe defaults: the sandbox listens on this machine only, and refuses any other address while its
-// admin token is the documented default or a short one; private notification URLs only on this machine.
+// admin token is the documented default or a short one; private notification URLs only on this machine;
+// data in memory (memory://) or in a directory, never in another URL PGlite would read its own way.
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { DEFAULT_SANDBOX_ADMIN_TOKEN, isLoopback, loadConfig } from '../../server/config.ts';
 
@@ -58,5 +60,19 @@ describe('where the sandbox listens', () => {
     ['localhost.example.com', false],
   ])('%s is loopback: %s', (host, loopback) => {
     expect(isLoopback(host)).toBe(loopback);
+  });
+});
+
+describe('where the sandbox keeps its data', () => {
+  it('takes memory://, or a directory resolved from the current one', () => {
+    expect(loadConfig({ DATA_DIR: 'memory://' }).dataDir).toBe('memory://');
+    expect(loadConfig({ DATA_DIR: 'data/pglite' }).dataDir).toBe(join(process.cwd(), 'data/pglite'));
+    expect(loadConfig({}).dataDir).toBe(join(process.cwd(), '.data/pglite'));
+  });
+
+  it.each(['file:///tmp/x', 'MEMORY://', 'idb://x', 'https://example.com/data'])('refuses DATA_DIR=%s, a URL PGlite would read its own way, saying what it takes', (value) => {
+    expect(() => loadConfig({ DATA_DIR: value })).toThrow(
+      `DATA_DIR (--data-dir) must be a directory, or memory:// to keep nothing on disk; got ${JSON.stringify(value)}`,
+    );
   });
 });
