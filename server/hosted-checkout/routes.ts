@@ -34,7 +34,9 @@ function send(res: Response, status: number, html: string, nonce?: string) {
     'content-type': 'text/html; charset=utf-8',
     'cache-control': 'no-store',
     'x-content-type-options': 'nosniff',
-    'referrer-policy': 'no-referrer',
+    // No Referer leaves the sandbox (the page's address carries the payment intent), and the page's
+    // own form post carries its real Origin, which refuseCrossSiteForms checks.
+    'referrer-policy': 'same-origin',
     'content-security-policy': contentSecurityPolicy(nonce ?? randomBytes(16).toString('base64')),
   }).send(html);
 }

@@ -137,6 +137,7 @@ for (const kind of STORES) {
           { 'sec-fetch-site': 'same-site' }, // another port of the same host is another origin
           { origin: 'https://shop.attacker.example' }, // a browser without Sec-Fetch-Site
           { origin: server.config.publicBaseUrl.replace(/:\d+$/, ':1') },
+          { origin: 'null' }, // a forging page's own no-referrer, in a browser that sends no Sec-Fetch-Site
         ];
         for (const headers of forged) {
           const res = await server.http.post(`/checkout/${id}/pay`).set(headers).type('form').send(cardForm(APPROVED));
@@ -148,7 +149,8 @@ for (const kind of STORES) {
         expect(await paymentsOf(id)).toEqual([]);
         expect((await deliveriesOf(seller)).filter((d: any) => d.payload.payment_intent_id === id)).toEqual([]);
         expect((await page(id)).status).toBe(200); // still payable
-        // The page's own form: same-origin, and Origin null (the pages send Referrer-Policy: no-referrer).
+        expect((await page(id)).headers['referrer-policy']).toBe('same-origin'); // so the page's own post names its origin
+        // The page's own form: same-origin (Origin null too, as a browser may still send it).
         const own = await server.http.post(`/checkout/${id}/pay`).set({ 'sec-fetch-site': 'same-origin', origin: 'null' }).type('form').send(cardForm(APPROVED));
         expect(own.status).toBe(303);
         expect((await intentRow(id)).status).toBe('paid');
