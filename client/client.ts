@@ -3,7 +3,7 @@
 import createClient, { mergeHeaders, type Client, type ClientPathsWithMethod, type FetchResponse, type MaybeOptionalInit } from 'openapi-fetch';
 import type { paths } from '@payment-platform/contract/types';
 import { findRoute } from './contract.ts';
-import { PlatformApiError } from './errors.ts';
+import { PlatformApiError, PlatformError } from './errors.ts';
 import { paymentLinkPages, type PaymentLinkPages } from './pagination.ts';
 import { DEFAULT_MAX_RETRIES, DEFAULT_RETRY_BASE_DELAY_MS, DEFAULT_RETRY_MAX_DELAY_MS, retryAfterMs } from './retry.ts';
 import {
@@ -130,6 +130,20 @@ function withContractMediaType(method: string, path: string, init: unknown): unk
   return named ? init : { ...given, headers: mergeHeaders({ 'content-type': FORM }, headers) };
 }
 
+/**
+ * What openapi-fetch throws when a 2xx answer's body is not JSON (a proxy's HTML page): a
+ * PlatformError with the code `invalid_response`, as every error the client throws is one.
+ */
+function unreadableAnswer(method: string, path: string, error: unknown): unknown {
+  if (!(error instanceof SyntaxError)) return error;
+  const operationId = findRoute(method, path)?.operationId;
+  return new PlatformError(
+    { operationId, status: undefined, code: 'invalid_response', platformMessage: undefined },
+    `${operationId ?? 'request'} failed, invalid_response: its answer was 2xx but its body is not JSON (${error.message})`,
+    { cause: error },
+  );
+}
+
 function nonNegative(name: string, value: number | undefined, fallback: number): number {
   if (value === undefined) return fallback;
   if (!Number.isFinite(value) || value < 0) throw new TypeError(`${name} must be a number >= 0`);
@@ -199,13 +213,17 @@ export function createPlatformClient(options: PlatformClientOptions): PlatformCl
     // `then` rather than an async wrapper: one promise less on every call.
     client[method] = (path: string, given?: unknown) => {
       const init = withContractMediaType(method, path, given);
-      return (baseOf(init)[method] as Call)(path, init).then((result) => (result.response.ok ? result : withFailure(method, path, result)));
+      return (baseOf(init)[method] as Call)(path, init).then(
+        (result) => (result.response.ok ? result : withFailure(method, path, result)),
+        (error: unknown) => Promise.reject(unreadableAnswer(method, path, error)),
+      );
     };
   }
   client.request = (method: string, path: string, given?: unknown) => {
     const init = withContractMediaType(method.toUpperCase(), path, given);
-    return (baseOf(init).request as (method: string, path: string, init?: unknown) => Promise<Result>)(method, path, init).then((result) =>
-      withFailure(method.toUpperCase(), path, result),
+    return (baseOf(init).request as (method: string, path: string, init?: unknown) => Promise<Result>)(method, path, init).then(
+      (result) => withFailure(method.toUpperCase(), path, result),
+      (error: unknown) => Promise.reject(unreadableAnswer(method.toUpperCase(), path, error)),
     );
   };
   const platform = client as unknown as PlatformClient;

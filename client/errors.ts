@@ -109,7 +109,8 @@ export interface PlatformErrorDetails {
   /**
    * The platform's error code (`error_code`, `code` or `error` of the body); the recurrence areas
    * have none (their `message` is the fixed identifier); for failures without an answer, the
-   * client's own: `timeout`, `aborted`, `connection_error`, `missing_credentials`.
+   * client's own: `timeout`, `aborted`, `connection_error`, `missing_credentials`, `invalid_response`
+   * (a 2xx answer whose body is not JSON).
    */
   code: string | undefined;
   /** The platform's message (`message`, `error_description` or the plain-text body), or the client's. */
@@ -147,6 +148,21 @@ function describe(operationId: string | undefined, status: number | undefined, c
 }
 
 /**
+ * The first problem a 400 or 422 body names, as `where: what`, with how many more: `path` and
+ * `message` (payment links, sandbox), `field` and `message` (web checkout), `description_detail`
+ * and `description` (recurrence areas). Undefined when the body names none.
+ */
+export function problemsSummary(body: unknown): string | undefined {
+  if (!isRecord(body) || !Array.isArray(body.details)) return undefined;
+  const [first, ...rest] = body.details as unknown[];
+  if (!isRecord(first)) return undefined;
+  const text = [first.message, first.description].find((v): v is string => typeof v === 'string' && v !== '');
+  const where = [first.path, first.field, first.description_detail].find((v): v is string => typeof v === 'string' && v !== '');
+  if (text === undefined) return undefined;
+  return `${where === undefined ? text : `${where}: ${text}`}${rest.length ? `, and ${rest.length} more` : ''}`;
+}
+
+/**
  * A platform answer that is not 2xx, as an Error: the call's result carries it as `failure` (next to
  * the typed `error` body), the page and iterator helpers throw it, `dataOrThrow` throws it.
  */
@@ -161,7 +177,10 @@ export class PlatformApiError<Body = unknown> extends PlatformError {
   constructor(operationId: string | undefined, status: number, body: Body, retryAfterMs?: number) {
     const code = platformErrorCode(body);
     const platformMessage = platformErrorText(body);
-    super({ operationId, status, code, platformMessage }, describe(operationId, status, code, platformMessage));
+    // The problems of a 400 or 422 in the message too: "... Invalid request (query.limit: must be <= 100)".
+    const problems = problemsSummary(body);
+    const named = problems === undefined || problems === platformMessage ? '' : ` (${problems})`;
+    super({ operationId, status, code, platformMessage }, describe(operationId, status, code, platformMessage) + named);
     this.body = body;
     this.retryAfterMs = retryAfterMs;
   }

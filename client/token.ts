@@ -53,6 +53,16 @@ export interface ClientCredentials {
   form: TokenEndpointForm;
 }
 
+/** The body of a 2xx token answer, read as text by openapi-fetch: JSON, or undefined when it is not (a proxy's HTML page). */
+function parsed(text: unknown): unknown {
+  if (typeof text !== 'string') return undefined;
+  try {
+    return JSON.parse(text);
+  } catch {
+    return undefined;
+  }
+}
+
 function issued(status: number, form: TokenEndpointForm, data: unknown): IssuedToken {
   const token = data as { access_token?: unknown; expires_in?: unknown } | undefined;
   if (typeof token?.access_token !== 'string' || typeof token.expires_in !== 'number') {
@@ -61,7 +71,11 @@ function issued(status: number, form: TokenEndpointForm, data: unknown): IssuedT
   return { accessToken: token.access_token, expiresInSeconds: token.expires_in };
 }
 
-/** One token request, in the form the client is configured for, through the typed client. */
+/**
+ * One token request, in the form the client is configured for, through the typed client. A 2xx body
+ * is read as text and parsed here, so an answer that is not JSON is a TokenEndpointError like any
+ * answer without a token, not a parse error thrown from inside openapi-fetch.
+ */
 export async function requestAccessToken(client: Client<paths>, credentials: ClientCredentials): Promise<IssuedToken> {
   const formHeader = { 'content-type': 'application/x-www-form-urlencoded' };
   if (credentials.form === 'form') {
@@ -73,17 +87,19 @@ export async function requestAccessToken(client: Client<paths>, credentials: Cli
         client_secret: credentials.clientSecret,
         scope: credentials.scope,
       },
+      parseAs: 'text',
     });
     if (error !== undefined || !response.ok) throw new TokenEndpointError('form', response.status, error);
-    return issued(response.status, 'form', data);
+    return issued(response.status, 'form', parsed(data));
   }
   const basic = Buffer.from(`${credentials.clientId}:${credentials.clientSecret}`).toString('base64');
   const { data, error, response } = await client.POST('/authentication/oauth2/access_token', {
     headers: { ...formHeader, authorization: `Basic ${basic}` },
     body: { grant_type: 'client_credentials' },
+    parseAs: 'text',
   });
   if (error !== undefined || !response.ok) throw new TokenEndpointError('basic', response.status, error);
-  return issued(response.status, 'basic', data);
+  return issued(response.status, 'basic', parsed(data));
 }
 
 export interface AccessTokenCache {

@@ -99,6 +99,16 @@ describe('the client against the reference server', () => {
     expect(link.error).toMatchObject({ error_code: 'payment_link_not_found', status_code: 404 });
   });
 
+  it('names the first problem of a 400 in the failure message, with how many more', async () => {
+    const platform = client('form');
+    const one = await platform.GET('/dpy/payment-link/v1/payment-links', { params: { query: { limit: 1000 } } });
+    expect(one.failure?.message).toBe(`listPaymentLinks answered 400, invalid_request: Invalid request (${one.error && 'details' in one.error ? `${one.error.details![0]!.path}: ${one.error.details![0]!.message}` : ''})`);
+    expect(one.failure?.message).toMatch(/\(query\.limit: .+\)$/);
+    expect(one.failure?.platformMessage).toBe('Invalid request'); // the platform's own message, unchanged
+    const two = await platform.GET('/dpy/payment-link/v1/payment-links', { params: { query: { limit: 1000, page: 0 } } });
+    expect(two.failure?.message).toMatch(/ \(query\.\w+: .+, and 1 more\)$/);
+  });
+
   it('surfaces wrong credentials as a typed token endpoint error', async () => {
     const platform = createPlatformClient({ baseUrl: server.url, clientId: 'demo-seller-client', clientSecret: 'wrong' });
     const failure = await platform.GET('/dpy/payment-link/v1/sellers').catch((e: unknown) => e);

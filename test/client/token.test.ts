@@ -8,6 +8,7 @@ import {
   isTokenEndpointError,
   isTokenError,
   isOAuthError,
+  isPlatformError,
   TokenEndpointError,
   type PlatformClientOptions,
   type RequestObservation,
@@ -209,6 +210,35 @@ describe('access tokens of the platform client', () => {
     const { body, form, status } = failure as TokenEndpointError;
     expect({ form, status }).toEqual({ form: 'basic', status: 400 });
     expect(isOAuthError(body) && body.error).toBe('invalid_request');
+  });
+
+  it.each(['form', 'basic'] as const)('surfaces a 200 token answer that is not JSON (%s form) as a TokenEndpointError, not a parse error', async (form) => {
+    const client = createPlatformClient({
+      baseUrl: 'http://platform.test',
+      clientId: 'demo-seller-client',
+      clientSecret: SECRET,
+      tokenEndpoint: form,
+      fetch: async () => new Response('<html>gateway</html>', { status: 200, headers: { 'content-type': 'text/html' } }),
+    });
+    const failure = await getSeller(client).catch((e: unknown) => e);
+    expect(failure).toBeInstanceOf(TokenEndpointError);
+    expect(failure).toMatchObject({ form, status: 200, operationId: form === 'form' ? 'issueAccessToken' : 'issueAccessTokenWithBasicAuth', body: undefined });
+    expect((failure as Error).message).toBe(`token endpoint (${form === 'form' ? 'credentials in the form' : 'Basic credentials'}) answered 200, no token in the answer`);
+  });
+
+  it('throws a PlatformError invalid_response for a 2xx answer of an operation whose body is not JSON', async () => {
+    const client = createPlatformClient({
+      baseUrl: 'http://platform.test',
+      fetch: async () => new Response('<html>maintenance</html>', { status: 200, headers: { 'content-type': 'text/html' } }),
+    });
+    const lookup = () => client.GET('/dpy/payment-link/v1/payment-links/by-short-id/{short_id}', { params: { path: { short_id: 'AB12CD34' } } });
+    const failure = await lookup().catch((e: unknown) => e);
+    expect(isPlatformError(failure)).toBe(true);
+    expect(failure).toMatchObject({ operationId: 'getPaymentLinkByShortId', status: undefined, code: 'invalid_response' });
+    expect((failure as Error).message).toMatch(/^getPaymentLinkByShortId failed, invalid_response: its answer was 2xx but its body is not JSON \(/);
+    expect((failure as Error).cause).toBeInstanceOf(SyntaxError);
+    const viaRequest = await client.request('get', '/dpy/payment-link/v1/payment-links/by-short-id/{short_id}', { params: { path: { short_id: 'AB12CD34' } } }).catch((e: unknown) => e);
+    expect(viaRequest).toMatchObject({ code: 'invalid_response', operationId: 'getPaymentLinkByShortId' });
   });
 
   it('tries again after a failed token request instead of keeping the failure', async () => {

@@ -65,6 +65,10 @@ describe('types of the platform client', () => {
     // Still a required body where the contract requires one.
     // @ts-expect-error: body is missing
     void (() => client.POST('/dpy/web-checkout/v1/payment-intent', { timeoutMs: 5 }));
+    // A misspelt query parameter does not compile (client README); a misspelt body field does.
+    // @ts-expect-error: `stauts` is not a query parameter of listPaymentLinks
+    void (() => client.GET('/dpy/payment-link/v1/payment-links', { params: { query: { stauts: 'ACTIVE' } } }));
+    void (() => client.PATCH('/dpy/web-checkout/v1/technical-configurations', { body: { success_url: 'https://shop.example/ok', bogus_field: 1 } }));
     expectTypeOf(client.listPaymentLinks).returns.toEqualTypeOf<Promise<PaymentLinkPage>>();
     expectTypeOf<ResultOf<typeof client.listPaymentLinks>['links'][number]>().toEqualTypeOf<Schemas['PaymentLink']>();
     // A Fetch API handler is a Next.js route handler.
