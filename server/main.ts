@@ -99,7 +99,7 @@ const logger = createLogger(config.logLevel);
 // others) says why in one line, as a refused setting does; its stack goes to the log at debug.
 const sandbox = await runSandbox(config, logger).catch((error: Error) => {
   logger.debug({ err: error }, 'The start failed');
-  process.stderr.write(`Cannot start on ${config.host}:${config.port}: ${error.message}\n`);
+  process.stderr.write(`Cannot start the sandbox: ${error.message}\n`);
   process.exit(1);
 });
 process.stdout.write(banner(sandbox.url, sandbox.config) + '\n');

@@ -279,7 +279,7 @@ it('is removed when the sandbox process exits, and a killed one blocks the direc
   expect(second).toContain('exited with 1 before it was ready');
   // One line for the person who started it, no stack (LOG_LEVEL=warn here; the stack is logged at debug).
   expect(second).toMatch(
-    new RegExp(`before it was ready:\\nCannot start on 127\\.0\\.0\\.1:0: The data directory ${escaped(dataDir)} is in use by another sandbox \\(process ${holder} on this host; its lock, .* was renewed \\d s ago\\): stop that one, or give another directory\\n$`),
+    new RegExp(`before it was ready:\\nCannot start the sandbox: The data directory ${escaped(dataDir)} is in use by another sandbox \\(process ${holder} on this host; its lock, .* was renewed \\d s ago\\): stop that one, or give another directory\\n$`),
   );
   expect(second).not.toContain(' at ');
   // Stopped (SIGTERM): the lock and its record go with it.

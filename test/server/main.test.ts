@@ -74,7 +74,7 @@ describe('server/main.ts', () => {
     const failure = await started.then(() => undefined, (error: { code: number; stdout: string; stderr: string }) => error);
     expect(failure?.code).toBe(1);
     expect(failure?.stderr).toBe(
-      `Cannot start on 127.0.0.1:${port}: The port ${port} of 127.0.0.1 is in use (another sandbox, or another program): stop it, or give another port (0 picks a free one)\n`,
+      `Cannot start the sandbox: The port ${port} of 127.0.0.1 is in use (another sandbox, or another program): stop it, or give another port (0 picks a free one)\n`,
     );
     expect((await fetch(`${url}/sandbox/v1/jwks`)).status).toBe(200); // the first one still serves
   });
