@@ -8,10 +8,16 @@
 import type { RequestHandler } from 'express';
 import { isLoopback } from '../config.ts';
 
-/** `Host` without its port, lower case, an IPv6 literal without brackets. */
+/**
+ * `Host` without its port, lower case, an IPv6 literal without brackets; an empty name for a
+ * bracketed value followed by anything but a port (`[::1]evil.example`), which no browser sends.
+ */
 function hostName(header: string): string {
   const host = header.trim().toLowerCase();
-  if (host.startsWith('[')) return host.slice(1, host.indexOf(']'));
+  if (host.startsWith('[')) {
+    const literal = /^\[([^\]]*)\](?::\d*)?$/.exec(host);
+    return literal ? literal[1]! : '';
+  }
   return host.replace(/:\d*$/, '').replace(/\.$/, '');
 }
 

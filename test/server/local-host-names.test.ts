@@ -17,7 +17,7 @@ describe('a sandbox on 127.0.0.1', () => {
   afterAll(() => sandbox.close());
   const sellers = async () => (await sandbox.store.query<{ n: number }>('SELECT count(*)::int AS n FROM sellers')).rows[0]!.n;
 
-  it.each(['rebind.attacker.example:9000', 'rebind.attacker.example', '127.0.0.1.attacker.example', 'localhost.attacker.example', '10.0.0.1', 'sandbox.test.attacker.example'])(
+  it.each(['rebind.attacker.example:9000', 'rebind.attacker.example', '127.0.0.1.attacker.example', 'localhost.attacker.example', '10.0.0.1', 'sandbox.test.attacker.example', '[::1]attacker.example', '[::1]:80.attacker.example', '[::1'])(
     'refuses Host: %s with 403, before the admin API runs',
     async (host) => {
       const before = await sellers();
