@@ -2,7 +2,7 @@
 // one `baseUrl` serves them all; the token endpoints go to `authUrl`.
 import createClient, { mergeHeaders, type Client, type ClientPathsWithMethod, type FetchResponse, type MaybeOptionalInit } from 'openapi-fetch';
 import type { paths } from '@payment-platform/contract/types';
-import { findRoute } from './contract.ts';
+import { findRoute, platformRoutes } from './contract.ts';
 import { PlatformApiError, PlatformError } from './errors.ts';
 import { paymentLinkPages, type PaymentLinkPages } from './pagination.ts';
 import { DEFAULT_MAX_RETRIES, DEFAULT_RETRY_BASE_DELAY_MS, DEFAULT_RETRY_MAX_DELAY_MS, retryAfterMs } from './retry.ts';
@@ -102,6 +102,13 @@ function hostUrl(name: string, value: string): string {
   }
   if (url.protocol !== 'https:' && url.protocol !== 'http:') throw new TypeError(`${name} must be an http(s) URL`);
   if (url.search || url.hash) throw new TypeError(`${name} must be a host (and path prefix), without query or fragment`);
+  // The paths already carry their area's base path: `https://host/dpy/payment-link/v1` would call
+  // `/dpy/payment-link/v1/dpy/payment-link/v1/...` and read as a 404 of the token endpoint.
+  const prefix = url.pathname.replace(/\/+$/, '');
+  const repeated = prefix && platformRoutes().find((route) => route.path.startsWith(`${prefix}/`));
+  if (repeated) {
+    throw new TypeError(`${name} must be the host (and a gateway's own path prefix, if any), without the platform's base paths: every path already starts with one (drop ${JSON.stringify(prefix)} from ${JSON.stringify(value)})`);
+  }
   // Normalized as Request normalizes URLs, so the token host swap can match the prefix.
   return url.href.replace(/\/+$/, '');
 }

@@ -192,6 +192,24 @@ describe('access tokens of the platform client', () => {
     }
   });
 
+  it.each([
+    ['baseUrl', 'https://platform.test/dpy/payment-link/v1', '/dpy/payment-link/v1'],
+    ['baseUrl', 'https://platform.test/rpy/', '/rpy'],
+    ['authUrl', 'https://auth.test/authentication/oauth2', '/authentication/oauth2'],
+  ])('refuses a %s that repeats the platform base paths (%s), saying what to drop', (name, value, prefix) => {
+    const options = name === 'baseUrl' ? { baseUrl: value } : { baseUrl: 'https://platform.test', authUrl: value };
+    expect(() => createPlatformClient(options)).toThrow(
+      new TypeError(`${name} must be the host (and a gateway's own path prefix, if any), without the platform's base paths: every path already starts with one (drop ${JSON.stringify(prefix)} from ${JSON.stringify(value)})`),
+    );
+  });
+
+  it.each(['https://platform.test', 'https://platform.test/', 'https://platform.test/gateway', 'https://platform.test/gateway/rpy/', 'https://platform.test/dpy-proxy'])(
+    'takes a host with or without a gateway prefix of its own (%s)',
+    (baseUrl) => {
+      expect(() => createPlatformClient({ baseUrl })).not.toThrow();
+    },
+  );
+
   it('surfaces a refused token request of the first form as a typed error with the TokenError body', async () => {
     platform.tokenFailure = 401;
     const failure = await getSeller(clientFor()).catch((e: unknown) => e);
