@@ -8,6 +8,7 @@ import { createAuthentication } from './authentication/index.ts';
 import type { AppDeps, AreaDeps, AreaRoutes } from './http/area-routes.ts';
 import type { PlatformDocument } from './http/contract.ts';
 import { bodyParsers } from './http/body-parsers.ts';
+import { refuseLooseIntegers } from './http/integer-spelling.ts';
 import { localHostNamesOnly } from './http/local-host-names.ts';
 import { ROUTING, type RoutedOperation } from './http/operations.ts';
 import { requireAccessToken } from './authentication/bearer.ts';
@@ -53,7 +54,7 @@ const AREAS: AreaRoutes[] = [
  * Reference-only routes the server answers whatever bundle it enforces. A bundle without the
  * sandbox area (one area's bundle, in tests) does not document them: the validator lets them by.
  */
-const REFERENCE_ONLY: RoutedOperation[] = [{ method: 'GET', template: '/sandbox/v1/jwks', schemes: [], bodyTypes: [] }];
+const REFERENCE_ONLY: RoutedOperation[] = [{ method: 'GET', template: '/sandbox/v1/jwks', schemes: [], bodyTypes: [], integers: [] }];
 
 /**
  * The bundle as data, read now so that a missing or broken file fails at start, not on a request:
@@ -130,6 +131,7 @@ export async function createApp(deps: AppDeps, extraAreas: AreaRoutes[] = []): P
   );
   app.use(limitPerClient); // after authentication: keyed by the token's client
   app.use(bodyParsers(config.bodyLimit)); // JSON or a form, for the operations that take it (http/body-parsers.ts)
+  app.use(refuseLooseIntegers); // integer parameters in decimal digits only, before the validator coerces them
   // The validator is built once per process and bundle (http/contract-validator.ts); a response that
   // breaks the contract is answered by this app's error handler.
   answerContractViolations(app, renderErrors);

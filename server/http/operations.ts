@@ -20,6 +20,13 @@ export interface RoutedOperation {
   schemes: string[];
   /** The media types its request body may have (`[]`: it takes none). */
   bodyTypes: string[];
+  /** Its query and path parameters of type integer (http/integer-spelling.ts reads their raw text). */
+  integers: IntegerParameter[];
+}
+
+export interface IntegerParameter {
+  in: 'query' | 'path';
+  name: string;
 }
 
 declare global {
@@ -43,11 +50,31 @@ export const expressPath = (path: string) => path.replace(/\{([^}]+)\}/g, ':$1')
 const matcher = (template: string) =>
   match(expressPath(template), { sensitive: ROUTING.caseSensitive, trailing: !ROUTING.strict, end: true, decode: false });
 
+type Parameter = { $ref?: string; in?: string; name?: string; schema?: { $ref?: string; type?: unknown } };
+
+/** `#/components/...` of `doc`, followed through references. */
+function resolved<T extends { $ref?: string }>(doc: PlatformDocument, value: T | undefined): T | undefined {
+  let current = value;
+  for (let hops = 0; current?.$ref?.startsWith('#/') && hops < 8; hops++) {
+    current = current.$ref.slice(2).split('/').reduce<any>((node, key) => node?.[key], doc) as T | undefined;
+  }
+  return current;
+}
+
 /** The media types of a request body, also when it is a `#/components/requestBodies/...` reference. */
-function bodyTypesOf(doc: PlatformDocument, body: { $ref?: string; content?: Record<string, unknown> } | undefined): string[] {
-  const name = body?.$ref?.match(/^#\/components\/requestBodies\/(.+)$/)?.[1];
-  const resolved = name ? (doc as { components?: { requestBodies?: Record<string, { content?: Record<string, unknown> }> } }).components?.requestBodies?.[name] : body;
-  return Object.keys(resolved?.content ?? {});
+const bodyTypesOf = (doc: PlatformDocument, body: { $ref?: string; content?: Record<string, unknown> } | undefined): string[] =>
+  Object.keys(resolved(doc, body)?.content ?? {});
+
+/** The query and path parameters of type integer of an operation (its path item's included). */
+function integersOf(doc: PlatformDocument, ...lists: Array<Parameter[] | undefined>): IntegerParameter[] {
+  const out: IntegerParameter[] = [];
+  for (const raw of lists.flat()) {
+    const parameter = resolved(doc, raw);
+    const type = resolved(doc, parameter?.schema)?.type;
+    const integer = type === 'integer' || (Array.isArray(type) && type.includes('integer'));
+    if (integer && (parameter?.in === 'query' || parameter?.in === 'path') && parameter.name) out.push({ in: parameter.in, name: parameter.name });
+  }
+  return out;
 }
 
 /** A matcher over every operation of `doc` plus `extra` undocumented ones; the most literal path wins. */
@@ -60,7 +87,13 @@ export function operationMatcher(doc: PlatformDocument, extra: RoutedOperation[]
       const operation = item[method];
       if (!operation) continue;
       const security: Array<Record<string, string[]>> = operation.security ?? (doc as { security?: [] }).security ?? [];
-      add({ method: method.toUpperCase(), template, schemes: Object.keys(security[0] ?? {}), bodyTypes: bodyTypesOf(doc, operation.requestBody) });
+      add({
+        method: method.toUpperCase(),
+        template,
+        schemes: Object.keys(security[0] ?? {}),
+        bodyTypes: bodyTypesOf(doc, operation.requestBody),
+        integers: integersOf(doc, item.parameters, operation.parameters),
+      });
     }
   }
   for (const op of extra) if (!entries.some((e) => e.method === op.method && e.template === op.template)) add(op);
@@ -69,9 +102,13 @@ export function operationMatcher(doc: PlatformDocument, extra: RoutedOperation[]
   const find = (method: string, path: string): RoutedOperation | undefined => {
     const wanted = method === 'HEAD' ? 'GET' : method;
     const found = entries.find((e) => e.method === wanted && e.matches(path));
-    return found && { method: found.method, template: found.template, schemes: found.schemes, bodyTypes: found.bodyTypes };
+    return found && { method: found.method, template: found.template, schemes: found.schemes, bodyTypes: found.bodyTypes, integers: found.integers };
   };
   /** Methods documented for the path (a wrong method is a 405 with `Allow`, not a 404). */
   const methodsOf = (path: string) => entries.filter((e) => e.matches(path)).map((e) => e.method);
-  return { find, methodsOf, operations: entries.map(({ method, template, schemes, bodyTypes }): RoutedOperation => ({ method, template, schemes, bodyTypes })) };
+  return {
+    find,
+    methodsOf,
+    operations: entries.map(({ method, template, schemes, bodyTypes, integers }): RoutedOperation => ({ method, template, schemes, bodyTypes, integers })),
+  };
 }

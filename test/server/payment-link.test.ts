@@ -287,6 +287,27 @@ describe.each(STORES)('payment link API (%s)', (kind) => {
       expectNoStackTrace(res.body);
     });
 
+    it.each(['limit=0x1', 'limit=1e1', 'limit=%2B5', 'limit=%207', 'limit=2.0', 'page=0b1', 'limit=5&limit=1e1'])(
+      'answers 400 to an integer not in decimal digits (%s), which the validator alone read as a number',
+      async (query) => {
+        const res = await list(`?${query}`);
+        expect(res.status).toBe(400);
+        const name = query.startsWith('page') ? 'page' : 'limit';
+        expect(res.body).toEqual({
+          error_code: 'invalid_request',
+          message: 'Invalid request',
+          status_code: 400,
+          details: [{ path: `query.${name}`, message: `${name} must be an integer written in decimal digits` }],
+        });
+      },
+    );
+
+    it('reads decimal digits as before (leading zeros included)', async () => {
+      const res = await list('?limit=002&page=01');
+      expect(res.status).toBe(200);
+      expect(res.body.length).toBeLessThanOrEqual(2);
+    });
+
     it('answers 400 for an unknown query parameter', async () => {
       const res = await list('?color=red');
       expect(res.status).toBe(400);

@@ -346,6 +346,20 @@ describe.each(STORES)('subscriptions on %s', (kind) => {
       expect((await auditOf(server, `${id}/12`))[0]).toEqual({ actor: 'ops', client_id: seller.clientId, action: 'subscription.floating_installment' });
     });
 
+    it.each(['0x2', '2e0', '%2B2', '2.0'])('answers 400 to an installment number not in decimal digits (%s), changing nothing', async (spelling) => {
+      const created = await subscribe(server, seller, subscriptionBody(seller, plan));
+      const id = created.subscription.subscription_id;
+      const before = await installments(id);
+      const res = await server.http.put(`${SUBSCRIPTIONS}/${id}/floating/installment/${spelling}`).set(seller.auth).send({ new_amount: 1 });
+      expectError(res, 400, {
+        message: 'Invalid request',
+        name: 'be-subscription',
+        status_code: 400,
+        details: [{ error_code: 'invalid_field', description: 'installment must be an integer written in decimal digits', description_detail: 'path.installment' }],
+      });
+      expect(await installments(id)).toEqual(before);
+    });
+
     it('moves next_scheduled_date when the next installment moves; an amount alone keeps the date', async () => {
       const created = await subscribe(server, seller, subscriptionBody(seller, plan));
       const id = created.subscription.subscription_id;
