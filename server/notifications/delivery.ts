@@ -1,12 +1,14 @@
 // The delivery worker of the notification outbox: claims due deliveries, POSTs each to the seller's
 // notification URL with HTTP Basic, records the attempt, and ends delivery on a 200 or schedules the
-// next attempt per the retry policy. Safe with several workers and instances: rows are leased with
-// FOR UPDATE SKIP LOCKED, and a worker that dies mid-attempt leaves a lease that simply expires.
+// next attempt per the retry policy. Safe with several workers and instances: rows are leased (the
+// lease is checked again as it is taken), and a worker that dies mid-attempt leaves a lease that
+// simply expires. Attempts run as a pool: each pass starts what is due without waiting for the
+// attempts already running, at most MAX_IN_FLIGHT in all and PER_SELLER_IN_FLIGHT per seller, so a
+// seller whose endpoint never answers holds its own notifications back, not everyone's.
 import { once } from 'node:events';
 import http from 'node:http';
 import https from 'node:https';
 import type { LookupFunction } from 'node:net';
-import { finished } from 'node:stream/promises';
 import type { Logger } from 'pino';
 import type { Store } from '../store/store.ts';
 import { createPoller } from '../workers/poller.ts';
@@ -52,12 +54,35 @@ export interface AttemptOutcome {
   error?: string;
 }
 
+/** Attempts in flight at once, all sellers together, and for any one seller. */
+export const MAX_IN_FLIGHT = 32;
+export const PER_SELLER_IN_FLIGHT = 8;
+/** The most of a merchant's answer body read before the connection is dropped (the body is ignored). */
+export const MAX_ANSWER_BYTES = 64 * 1024;
+
 const basic = (t: NotificationTarget) => `Basic ${Buffer.from(`${t.user}:${t.password}`).toString('base64')}`;
 
 /** The worker's own connections (kept alive between attempts), each resolved through `lookup`. */
 function agentsOf(lookup: LookupFunction | undefined) {
   const options = { keepAlive: true, ...(lookup ? { lookup } : {}) };
   return { 'http:': new http.Agent(options), 'https:': new https.Agent(options) };
+}
+
+/**
+ * Reads and drops an answer's body so its connection can serve the next attempt; a body over
+ * MAX_ANSWER_BYTES is not read to its end: the connection is dropped instead.
+ */
+function ignoreBody(response: http.IncomingMessage): Promise<void> {
+  return new Promise((resolve) => {
+    let bytes = 0;
+    response.on('data', (chunk: Buffer) => {
+      bytes += chunk.length;
+      if (bytes > MAX_ANSWER_BYTES) response.destroy();
+    });
+    response.once('end', resolve);
+    response.once('close', resolve);
+    response.once('error', () => resolve());
+  });
 }
 
 /** One POST (redirects are not followed); the answer's status, or why there is none. */
@@ -76,7 +101,7 @@ async function post(agents: ReturnType<typeof agentsOf>, target: NotificationTar
     });
     request.end(body);
     const [response] = (await once(request, 'response')) as [http.IncomingMessage];
-    await finished(response.resume()).catch(() => undefined); // the body is ignored, but the socket is freed
+    await ignoreBody(response);
     return { statusCode: response.statusCode, latencyMs: Math.round(performance.now() - started) };
   } catch (error) {
     const reason = signal.aborted ? `no answer within ${timeoutMs} ms` : (error as Error).message;
@@ -122,15 +147,55 @@ export function createDeliveryWorker(options: DeliveryWorkerOptions) {
     );
   }
 
-  /** One pass: every due delivery gets one attempt. Returns how many were attempted. */
-  async function runOnce(): Promise<number> {
-    const due = await repo.claimDue(now(), leaseMs, options.batchSize ?? 20);
-    await Promise.all(due.map((d) => attempt(d).catch((error) => logger.error({ err: error, delivery_id: d.delivery_id }, 'notification attempt failed'))));
-    return due.length;
+  // The attempts running, and how many of them each seller has.
+  const running = new Set<Promise<void>>();
+  const perSeller = new Map<string, number>();
+
+  /** Starts one attempt, tracked until its outcome is recorded. */
+  function start(delivery: DeliveryRow): Promise<void> {
+    const seller = delivery.seller_id;
+    perSeller.set(seller, (perSeller.get(seller) ?? 0) + 1);
+    const run = attempt(delivery)
+      .catch((error) => logger.error({ err: error, delivery_id: delivery.delivery_id }, 'notification attempt failed'))
+      .finally(() => {
+        running.delete(run);
+        const left = (perSeller.get(seller) ?? 1) - 1;
+        if (left > 0) perSeller.set(seller, left);
+        else perSeller.delete(seller);
+      });
+    running.add(run);
+    return run;
   }
 
-  const poller = createPoller(runOnce, { intervalMs: options.pollIntervalMs ?? 500, logger, name: 'notification delivery' });
-  return { runOnce, start: poller.start, stop: poller.stop };
+  /** Leases what is due, fairly, within the room left in the pool, and starts it. */
+  async function startDue(): Promise<Promise<void>[]> {
+    const room = Math.min(options.batchSize ?? MAX_IN_FLIGHT, MAX_IN_FLIGHT - running.size);
+    if (room <= 0) return [];
+    const busySellers = [...perSeller].filter(([, n]) => n >= PER_SELLER_IN_FLIGHT).map(([seller]) => seller);
+    const due = await repo.claimDue(now(), leaseMs, room, { perSeller: PER_SELLER_IN_FLIGHT, busySellers });
+    return due.map(start);
+  }
+
+  /** One pass that waits for the attempts it started (tests, and callers that want them recorded). */
+  async function runOnce(): Promise<number> {
+    const started = await startDue();
+    await Promise.all(started);
+    return started.length;
+  }
+
+  /** The poller's pass: starts what is due and returns without waiting for it. */
+  const tick = async () => (await startDue()).length;
+
+  const poller = createPoller(tick, { intervalMs: options.pollIntervalMs ?? 500, logger, name: 'notification delivery' });
+  return {
+    runOnce,
+    start: poller.start,
+    /** No new attempt; the attempts running are recorded before this resolves. */
+    async stop() {
+      await poller.stop();
+      await Promise.all(running);
+    },
+  };
 }
 
 export type DeliveryWorker = ReturnType<typeof createDeliveryWorker>;

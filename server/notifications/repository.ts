@@ -38,21 +38,30 @@ export function notificationRepository(db: Queryable) {
     },
 
     /**
-     * Leases up to `limit` due deliveries. `FOR UPDATE SKIP LOCKED` keeps concurrent workers (other
-     * instances on one PostgreSQL) off the same rows; the lease keeps them off while the HTTP call
-     * runs outside the transaction, and expires if this worker dies mid-attempt.
+     * Leases up to `limit` due deliveries, oldest first, at most `perSeller` of any one seller and none
+     * of the sellers in `busySellers` (those this worker already has attempts in flight for), so one
+     * seller's slow endpoint cannot hold back another's notifications. The candidates are ranked
+     * without a lock (a window function cannot take row locks); the UPDATE checks each row again, so
+     * concurrent workers (other instances on one PostgreSQL) never lease the same row twice. The
+     * lease keeps others off while the HTTP call runs outside the transaction, and expires if this
+     * worker dies mid-attempt.
      */
-    async claimDue(now: Date, leaseMs: number, limit: number): Promise<DeliveryRow[]> {
+    async claimDue(now: Date, leaseMs: number, limit: number, fairness: { perSeller: number; busySellers: string[] } = { perSeller: limit, busySellers: [] }): Promise<DeliveryRow[]> {
       const { rows } = await db.query<DeliveryRow>(
         `UPDATE notification_deliveries SET locked_until = $2
           WHERE delivery_id IN (
-            SELECT delivery_id FROM notification_deliveries
-             WHERE status = 'pending' AND next_attempt_at <= $1 AND (locked_until IS NULL OR locked_until <= $1)
+            SELECT delivery_id FROM (
+              SELECT delivery_id, next_attempt_at, created_at,
+                     row_number() OVER (PARTITION BY seller_id ORDER BY next_attempt_at, created_at) AS rank
+                FROM notification_deliveries
+               WHERE status = 'pending' AND next_attempt_at <= $1 AND (locked_until IS NULL OR locked_until <= $1)
+                 AND seller_id <> ALL($5::uuid[])) ranked
+             WHERE rank <= $4
              ORDER BY next_attempt_at, created_at
-             LIMIT $3
-             FOR UPDATE SKIP LOCKED)
+             LIMIT $3)
+            AND status = 'pending' AND (locked_until IS NULL OR locked_until <= $1)
         RETURNING *`,
-        [now, new Date(now.getTime() + leaseMs), limit],
+        [now, new Date(now.getTime() + leaseMs), limit, fairness.perSeller, fairness.busySellers],
       );
       return rows.map(delivery);
     },

@@ -1,11 +1,12 @@
 // The merchant notification outbox and its delivery worker, on every store kind: what the merchant
-// receives, the retry policy, every attempt recorded, leases that survive a crashed worker, and two
-// workers that never deliver one notification twice in one pass.
+// receives, the retry policy, every attempt recorded, leases that survive a crashed worker, two
+// workers that never deliver one notification twice in one pass, and one seller's endpoint that never
+// answers holding back only its own notifications.
 import { createServer, type IncomingMessage, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { createLogger } from '../../server/http/logging.ts';
-import { createDeliveryWorker, type NotificationTarget } from '../../server/notifications/delivery.ts';
+import { createDeliveryWorker, PER_SELLER_IN_FLIGHT, type NotificationTarget } from '../../server/notifications/delivery.ts';
 import { enqueueCheckoutNotification } from '../../server/notifications/outbox.ts';
 import { notificationRepository } from '../../server/notifications/repository.ts';
 import { CONTRACT_RETRY_POLICY, delayAfterAttempt, type RetryPolicy } from '../../server/notifications/retry-policy.ts';
@@ -137,6 +138,72 @@ for (const kind of STORE_KINDS) {
         expect(await repo.redeliver(DEMO_SELLER_ID, id, clock)).toBe(true);
         await worker().runOnce();
         expect(await stored(id)).toMatchObject({ status: 'delivered', attempts: 4 });
+      });
+
+      it('lets one seller whose endpoint never answers hold back only its own notifications', async () => {
+        const SLOW_SELLER = '5d3c0b6e-8f1a-4c2d-9e7b-1a2b3c4d5e6f';
+        await store.query(
+          `INSERT INTO sellers (seller_id, merchant_id, seller_code, trade_name, email, country, currencies, services, payments, tenant)
+           SELECT $1, merchant_id, 'slow', 'Slow shop', email, country, currencies, services, payments, tenant FROM sellers WHERE seller_id = $2
+           ON CONFLICT (seller_id) DO NOTHING`,
+          [SLOW_SELLER, DEMO_SELLER_ID],
+        );
+        const slow = await merchant(Array(40).fill('hang'));
+        endpoint = await merchant([200]);
+        const targets: Record<string, NotificationTarget> = {
+          [SLOW_SELLER]: { url: slow.url, user: 'slow', password: 'slow' },
+          [DEMO_SELLER_ID]: { url: endpoint.url, user: 'loja', password: 'senha' },
+        };
+        try {
+          // 40 of the slow seller's notifications fall due first, then one of the demo seller's.
+          for (let i = 0; i < 40; i++) await store.transaction((tx) => enqueueCheckoutNotification(tx, SLOW_SELLER, PAYLOAD, new Date(clock.getTime() - 60_000 + i)));
+          const id = await enqueue();
+          const pool = createDeliveryWorker({ store, logger, policy: { ...POLICY, attemptTimeoutMs: 3_000 }, now: () => clock, resolveTarget: async (seller) => targets[seller], pollIntervalMs: 20 });
+          const started = Date.now();
+          pool.start();
+          try {
+            await expect.poll(async () => (await stored(id))?.status, { timeout: 2_500, interval: 25 }).toBe('delivered');
+            expect(Date.now() - started).toBeLessThan(2_500); // before any of the slow seller's attempts timed out
+            // The slow seller has at most PER_SELLER_IN_FLIGHT attempts running; the rest wait their turn.
+            expect(slow.received.length).toBeLessThanOrEqual(PER_SELLER_IN_FLIGHT);
+          } finally {
+            await pool.stop();
+          }
+          expect(endpoint.received).toHaveLength(1);
+        } finally {
+          await slow.close();
+        }
+      });
+
+      it('reads at most 64 KiB of a merchant answer body, then drops the connection', async () => {
+        let written = 0;
+        let cut = false;
+        const big = createServer((req, res) => {
+          req.resume();
+          res.writeHead(200, { 'content-type': 'text/plain' });
+          const chunk = Buffer.alloc(64 * 1024, 0x61);
+          const more = () => {
+            while (written < 200 * 1024 * 1024 && !res.destroyed) {
+              written += chunk.length;
+              if (!res.write(chunk)) return void res.once('drain', more);
+            }
+            res.end();
+          };
+          res.on('close', () => (cut = !res.writableFinished));
+          more();
+        });
+        await new Promise<void>((resolve) => big.listen(0, '127.0.0.1', resolve));
+        try {
+          target = { url: `http://127.0.0.1:${(big.address() as AddressInfo).port}/`, user: 'loja', password: 'senha' };
+          const id = await enqueue();
+          await worker().runOnce();
+          expect(await stored(id)).toMatchObject({ status: 'delivered', attempts: 1 });
+          await expect.poll(() => cut).toBe(true);
+          expect(written).toBeLessThan(50 * 1024 * 1024); // far from the 200 MB it would have sent
+        } finally {
+          big.closeAllConnections();
+          await new Promise((resolve) => big.close(resolve));
+        }
       });
 
       it('takes a delivery back from a worker that died mid-attempt, once its lease expires', async () => {
