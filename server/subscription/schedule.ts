@@ -45,10 +45,19 @@ export function addMonthsClamped(date: string, months: number, day: number): str
   return formatDate(y, m, Math.min(day, daysInMonth(y, m)));
 }
 
-/** `date` plus `days` days. */
+/** The date past every date JavaScript holds (±273 790 years), as addDays writes it: past every platform date. */
+const BEYOND = { after: '+275760-09-13', before: '-271821-04-20' } as const;
+
+/**
+ * `date` plus `days` days. A result past what a Date holds (a plan of 99 999 999-day cycles) is
+ * written as the last (or first) date a Date holds, which no platform date check accepts: the
+ * caller answers it as a schedule running past 9999 rather than a RangeError.
+ */
 export function addDays(date: string, days: number): string {
   const [year, month, day] = parseDate(date);
-  return new Date(Date.UTC(year, month - 1, day + days)).toISOString().slice(0, 10);
+  const time = Date.UTC(year, month - 1, day + days);
+  if (Number.isNaN(time)) return days > 0 ? BEYOND.after : BEYOND.before;
+  return new Date(time).toISOString().slice(0, 10);
 }
 
 /** Today's UTC calendar date at `now`. */

@@ -98,9 +98,11 @@ describe.each(STORES)('dates at the edges of the years the platform stores, on %
   it('a subscription whose schedule would run past 9999 is a 422, and nothing is stored', async () => {
     const monthly = await createPlan(server, seller);
     const longCycles = await createPlan(server, seller, { period: { type: 'specific', billing_cycle: 2, specific_cycle_in_days: 3_000_000 } });
+    // Past what a JavaScript Date holds (±273 790 years): a 422 too, not a 500 (attacker review).
+    const beyondDates = await createPlan(server, seller, { period: { type: 'specific', billing_cycle: 2, specific_cycle_in_days: 2_147_483_647 } });
     expect((await clock('2026-01-10T09:00:00Z', ['52998224725'])).status).toBe(201);
     const before = await subscriptionsOfSeller();
-    for (const [plan, start] of [[monthly, '9999-06-01'], [longCycles, undefined]] as const) {
+    for (const [plan, start] of [[monthly, '9999-06-01'], [longCycles, undefined], [beyondDates, undefined]] as const) {
       const res = await server.http.post(SUBSCRIPTIONS).set(seller.auth).send(subscriptionBody(seller, plan, start ? { installment_start_date: start } : {}));
       expect(res.status, JSON.stringify(res.body)).toBe(422);
       expect(res.body).toMatchObject({ message: "The plan's installments from this start date would run past 9999-12-31", name: 'be-subscription', status_code: 422 });
