@@ -733,7 +733,9 @@ export interface paths {
          *     Safe when called twice at once (two server instances on one PostgreSQL): each installment
          *     attempt is claimed under a row lock and charged exactly once. Moving to the clock's current
          *     time runs whatever is due and changes nothing else; an earlier time, or more than 5 years
-         *     ahead, answers 422.
+         *     ahead, answers 422. A caller that closes its connection before the answer stops the run between
+         *     two charges: the charges already run stay, the clock keeps its time, and the next advance runs
+         *     the rest.
          */
         post: operations["advanceSandboxTestClock"];
         delete?: never;

@@ -119,13 +119,13 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
  * Runs every event due on the time line up to `until`, in order, and answers how many ran. Events
  * held by another instance are waited for, so that the answer comes when everything due is done.
  */
-export async function runDueBilling(store: Store, line: TimeLine, options: { maxEvents?: number } = {}): Promise<number> {
+export async function runDueBilling(store: Store, line: TimeLine, options: { maxEvents?: number; signal?: AbortSignal } = {}): Promise<number> {
   const maxEvents = options.maxEvents ?? Number.POSITIVE_INFINITY;
   let ran = 0;
   // Time never goes back on a time line: an event that became due because of an earlier one (a
   // retry due at 00:00 after the expiry at 09:00 that made it possible) runs at that earlier one's instant.
   let floor = line.floor;
-  while (ran < maxEvents) {
+  while (ran < maxEvents && !options.signal?.aborted) {
     const run = await runNextEvent(store, { ...line, floor });
     if (run && run.kind !== 'stale') {
       ran++;

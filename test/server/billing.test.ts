@@ -93,6 +93,30 @@ describe.each(STORES)('billing engine and test clocks on %s', (kind) => {
     expect(line.chargesRun).toBe(11);
   });
 
+  it('stops an advance whose caller left, between two charges, and leaves the clock where it was', async () => {
+    const plan = await createPlan(server, seller, { period: { type: 'specific', billing_cycle: 1200, specific_cycle_in_days: 1 } });
+    const who = customer();
+    const clock = await createClock(server, seller, '2026-03-01T12:00:00Z', [who]);
+    const id = (await subscribe(server, seller, subscriptionBody(seller, plan, { customer_id: who }))).subscription.subscription_id;
+    const paid = async () => (await charges(server, id)).installments.filter((i) => i.status === 'paid').length;
+    // 1 199 daily charges would take seconds; the caller gives up after 300 ms.
+    const gone = await fetch(`${server.url}${CLOCKS}/${clock.test_clock_id}/advance`, {
+      method: 'POST',
+      headers: { authorization: ADMIN, 'content-type': 'application/json' },
+      body: JSON.stringify({ frozen_time: '2029-06-01T12:00:00Z' }),
+      signal: AbortSignal.timeout(300),
+    }).catch((error: Error) => error.name);
+    expect(gone).toBe('TimeoutError');
+    await expect.poll(() => server.logs.lines.some((l) => l.msg?.startsWith('Test clock advance stopped') && l.testClockId === clock.test_clock_id), { timeout: 5_000 }).toBe(true);
+    const stoppedAt = await paid();
+    expect(stoppedAt).toBeGreaterThan(1);
+    expect(stoppedAt).toBeLessThan(1200);
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    expect(await paid()).toBe(stoppedAt); // nothing more runs
+    const read = await server.http.get(`${CLOCKS}/${clock.test_clock_id}`).set('Authorization', ADMIN);
+    expect(read.body.frozen_time).toBe('2026-03-01T12:00:00Z');
+  });
+
   it('charges a specific plan of 10 days × 6 cycles every 10 days', async () => {
     const plan = await createPlan(server, seller, { period: { type: 'specific', billing_cycle: 6, specific_cycle_in_days: 10 } });
     const who = customer();

@@ -13,7 +13,17 @@ export const sandboxTestClockRoutes: AreaRoutes = ({ store, logger }) => {
       res.status(200).json(await getTestClock(store, req.params.test_clock_id));
     })
     .post('/sandbox/v1/test-clocks/{test_clock_id}/advance', async (req, res) => {
-      const { clock, durationMs } = await advanceTestClock(store, req.params.test_clock_id, req.body.frozen_time);
+      // A caller that leaves stops the run between two charges (each commits on its own).
+      const left = new AbortController();
+      res.once('close', () => {
+        if (!res.writableFinished) left.abort();
+      });
+      const advanced = await advanceTestClock(store, req.params.test_clock_id, req.body.frozen_time, left.signal);
+      if ('stopped' in advanced) {
+        logger.warn({ testClockId: req.params.test_clock_id, chargesRun: advanced.chargesRun }, 'Test clock advance stopped: the caller left; the clock keeps its time');
+        return;
+      }
+      const { clock, durationMs } = advanced;
       logger.info({ testClockId: clock.test_clock_id, chargesRun: clock.charges_run, durationMs: Math.round(durationMs) }, 'Test clock advanced');
       res.status(200).json(clock);
     })

@@ -88,8 +88,17 @@ export function advanceProblem(from: Date, to: Date): ApiError | undefined {
   return undefined;
 }
 
-/** Runs everything due on the clock's subscriptions up to `to`, in order, then moves the clock. */
-export async function advanceTestClock(store: Store, testClockId: string, frozenTime: string): Promise<{ clock: TestClock; durationMs: number }> {
+/**
+ * Runs everything due on the clock's subscriptions up to `to`, in order, then moves the clock. When
+ * `signal` aborts (the caller left), the run stops between two charges and the clock keeps its time:
+ * the charges already run stay (each commits on its own), and the next advance runs the rest.
+ */
+export async function advanceTestClock(
+  store: Store,
+  testClockId: string,
+  frozenTime: string,
+  signal?: AbortSignal,
+): Promise<{ clock: TestClock; durationMs: number } | { stopped: true; chargesRun: number }> {
   const repo = testClockRepository(store);
   const clock = await repo.findClock(testClockId);
   if (!clock) throw clockNotFound();
@@ -97,7 +106,8 @@ export async function advanceTestClock(store: Store, testClockId: string, frozen
   const problem = advanceProblem(clock.frozenTime, to);
   if (problem) throw problem;
   const started = performance.now();
-  const ran = await runDueBilling(store, { testClockId, floor: clock.frozenTime, until: to });
+  const ran = await runDueBilling(store, { testClockId, floor: clock.frozenTime, until: to }, { signal });
+  if (signal?.aborted) return { stopped: true, chargesRun: ran };
   await repo.moveClock(testClockId, to);
   const durationMs = performance.now() - started;
   return { clock: await clockView(store, (await repo.findClock(testClockId))!, { charges_run: ran }), durationMs };
