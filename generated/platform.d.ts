@@ -930,15 +930,6 @@ export interface webhooks {
 }
 export interface components {
     schemas: {
-        /**
-         * @description Text the platform stores or looks up, as a request carries it: any characters but the control
-         *     characters (NUL, the other C0 controls and DEL); tab, line feed and carriage return are allowed.
-         *
-         *     **Package decision (the seed says nothing about control characters):** a request string holding
-         *     one (NUL is U+0000, escaped in a JSON string, `%00` in a query or form) is refused with a 4xx in
-         *     the area's error shape, as any other broken rule of the request; it never reaches the store.
-         */
-        Text: string;
         /** @description Form body of the first token endpoint form. */
         ClientCredentialsTokenRequest: {
             /**
@@ -1058,6 +1049,15 @@ export interface components {
          * @enum {string}
          */
         PaymentMethodKey: "credit" | "debit" | "bankslip" | "instant_payment" | "google_pay" | "apple_pay" | "c2p_master";
+        /**
+         * @description Text the platform stores or looks up, as a request carries it: any characters but the control
+         *     characters (NUL, the other C0 controls and DEL); tab, line feed and carriage return are allowed.
+         *
+         *     **Package decision (the seed says nothing about control characters):** a request string holding
+         *     one (NUL is U+0000, escaped in a JSON string, `%00` in a query or form) is refused with a 4xx in
+         *     the area's error shape, as any other broken rule of the request; it never reaches the store.
+         */
+        Text: string;
         /**
          * Format: int32
          * @description Amount in the smallest unit of the currency: the last two digits are cents. For currencies

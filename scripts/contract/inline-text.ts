@@ -3,7 +3,8 @@
 // in the bundles, as `type: string` with Text's pattern and the field's own keywords. OpenAPI 3.1
 // applies keywords beside a `$ref`, but many tools written for 3.0 (generators, security linters)
 // drop them, and with them every request bound. A field whose own keywords would clash with the
-// rule's (its own `pattern`) keeps the `$ref` form, which says the same in 3.1.
+// rule's (its own `pattern`) keeps the `$ref` form, which says the same in 3.1. A bundle where no
+// `$ref: Text` is left then drops the component, which linters would report as unused.
 
 const TEXT_REF = '#/components/schemas/Text';
 
@@ -24,5 +25,10 @@ export function inlineTextRefs<T extends { components?: { schemas?: Record<strin
     }
     return Object.fromEntries(Object.entries(node as Node).map(([k, v]) => [k, visit(v)]));
   };
-  return visit(doc) as T;
+  const out = visit(doc) as T;
+  if (!JSON.stringify(out).includes(`"${TEXT_REF}"`)) {
+    const { Text: _unused, ...schemas } = out.components!.schemas!;
+    return { ...out, components: { ...out.components, schemas } };
+  }
+  return out;
 }

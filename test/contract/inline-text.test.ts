@@ -42,6 +42,12 @@ describe('inlineTextRefs', () => {
     expect(out.note).toEqual({ $ref: '#/components/schemas/Text' });
   });
 
+  it('drops the Text component where no $ref to it is left (linters report it unused), and keeps it otherwise', () => {
+    expect(inlineTextRefs(doc).components.schemas).toHaveProperty('Text');
+    const onlyNarrowed = { components: { schemas: { Text: TEXT, Name: { $ref: '#/components/schemas/Text', maxLength: 60 } } as Record<string, unknown> } };
+    expect(inlineTextRefs(onlyNarrowed).components.schemas).toEqual({ Name: { type: 'string', pattern: TEXT.pattern, maxLength: 60 } });
+  });
+
   it('leaves the document it is given as it was', () => {
     inlineTextRefs(doc);
     expect(properties(doc).name.$ref).toBe('#/components/schemas/Text');
