@@ -27,6 +27,9 @@ export interface AttemptRow {
 const jsonb = (value: unknown) => (typeof value === 'string' ? JSON.parse(value) : value);
 const delivery = (row: DeliveryRow): DeliveryRow => ({ ...row, payload: jsonb(row.payload) });
 
+/** How many of the oldest due deliveries one claim looks at (and locks for the length of its statement). */
+const CANDIDATES = 500;
+
 export function notificationRepository(db: Queryable) {
   return {
     async insert(row: { deliveryId: string; sellerId: string; event: string; mode: string; payload: unknown; now: Date }) {
@@ -40,28 +43,32 @@ export function notificationRepository(db: Queryable) {
     /**
      * Leases up to `limit` due deliveries, oldest first, at most `perSeller` of any one seller and none
      * of the sellers in `busySellers` (those this worker already has attempts in flight for), so one
-     * seller's slow endpoint cannot hold back another's notifications. The candidates are ranked
-     * without a lock (a window function cannot take row locks); the UPDATE checks each row again, so
-     * concurrent workers (other instances on one PostgreSQL) never lease the same row twice. The
-     * lease keeps others off while the HTTP call runs outside the transaction, and expires if this
-     * worker dies mid-attempt.
+     * seller's slow endpoint cannot hold back another's notifications. The oldest CANDIDATES due rows
+     * are locked with `FOR UPDATE SKIP LOCKED` first, so concurrent workers (other instances on one
+     * PostgreSQL) never wait on each other nor lease one row twice; they are ranked per seller among
+     * themselves, and the chosen ones leased. The lease keeps others off while the HTTP call runs
+     * outside the transaction, and expires if this worker dies mid-attempt.
      */
     async claimDue(now: Date, leaseMs: number, limit: number, fairness: { perSeller: number; busySellers: string[] } = { perSeller: limit, busySellers: [] }): Promise<DeliveryRow[]> {
       const { rows } = await db.query<DeliveryRow>(
-        `UPDATE notification_deliveries SET locked_until = $2
-          WHERE delivery_id IN (
-            SELECT delivery_id FROM (
-              SELECT delivery_id, next_attempt_at, created_at,
-                     row_number() OVER (PARTITION BY seller_id ORDER BY next_attempt_at, created_at) AS rank
-                FROM notification_deliveries
-               WHERE status = 'pending' AND next_attempt_at <= $1 AND (locked_until IS NULL OR locked_until <= $1)
-                 AND seller_id <> ALL($5::uuid[])) ranked
-             WHERE rank <= $4
-             ORDER BY next_attempt_at, created_at
-             LIMIT $3)
-            AND status = 'pending' AND (locked_until IS NULL OR locked_until <= $1)
-        RETURNING *`,
-        [now, new Date(now.getTime() + leaseMs), limit, fairness.perSeller, fairness.busySellers],
+        `WITH free AS (
+           SELECT delivery_id, seller_id, next_attempt_at, created_at FROM notification_deliveries
+            WHERE status = 'pending' AND next_attempt_at <= $1 AND (locked_until IS NULL OR locked_until <= $1)
+              AND seller_id <> ALL($5::uuid[])
+            ORDER BY next_attempt_at, created_at
+            LIMIT $6
+            FOR UPDATE SKIP LOCKED),
+         chosen AS (
+           SELECT delivery_id FROM (
+             SELECT delivery_id, next_attempt_at, created_at,
+                    row_number() OVER (PARTITION BY seller_id ORDER BY next_attempt_at, created_at) AS rank
+               FROM free) ranked
+            WHERE rank <= $4
+            ORDER BY next_attempt_at, created_at
+            LIMIT $3)
+         UPDATE notification_deliveries d SET locked_until = $2 FROM chosen WHERE d.delivery_id = chosen.delivery_id
+         RETURNING d.*`,
+        [now, new Date(now.getTime() + leaseMs), limit, fairness.perSeller, fairness.busySellers, CANDIDATES],
       );
       return rows.map(delivery);
     },
