@@ -9,6 +9,7 @@ import { loadConfig } from './config.ts';
 import { createLogger } from './http/logging.ts';
 import { DEMO_SELLER_ID } from './sandbox/demo-seller.ts';
 import { runSandbox } from './sandbox-server.ts';
+import { IN_MEMORY } from './store/data-directory.ts';
 
 /** The reference-only sandbox area's paths: sellers, plans, payment links, test clocks, notifications. */
 export type SandboxPaths = { [P in keyof paths as P extends `/sandbox/${string}` ? P : never]: paths[P] };
@@ -70,9 +71,9 @@ function storageOf(options: StartSandboxOptions, env: Record<string, string>): R
   if (options.databaseUrl) return { DATABASE_URL: options.databaseUrl };
   const storage = options.storage ?? (options.dataDir !== undefined ? 'disk' : undefined);
   const envDir = env.DATA_DIR || undefined;
-  if (storage === 'disk') return { DATA_DIR: options.dataDir ?? (envDir?.startsWith('memory://') ? undefined : envDir) ?? '.data/pglite', DATABASE_URL: '' };
-  if (storage === 'memory') return { DATA_DIR: 'memory://', DATABASE_URL: '' };
-  return { DATA_DIR: envDir ?? 'memory://' };
+  if (storage === 'disk') return { DATA_DIR: options.dataDir ?? (envDir?.startsWith(IN_MEMORY) ? undefined : envDir) ?? '.data/pglite', DATABASE_URL: '' };
+  if (storage === 'memory') return { DATA_DIR: IN_MEMORY, DATABASE_URL: '' };
+  return { DATA_DIR: envDir ?? IN_MEMORY };
 }
 
 export async function startSandbox(options: StartSandboxOptions = {}): Promise<Sandbox> {

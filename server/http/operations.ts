@@ -44,6 +44,9 @@ interface Entry extends RoutedOperation {
   literals: number;
 }
 
+/** The operation of an entry, without the matcher's own fields. */
+const routed = ({ matches: _matches, literals: _literals, ...operation }: Entry): RoutedOperation => operation;
+
 /** `/payment-links/{link_id}` as Express's `/payment-links/:link_id`. */
 export const expressPath = (path: string) => path.replace(/\{([^}]+)\}/g, ':$1');
 
@@ -102,13 +105,9 @@ export function operationMatcher(doc: PlatformDocument, extra: RoutedOperation[]
   const find = (method: string, path: string): RoutedOperation | undefined => {
     const wanted = method === 'HEAD' ? 'GET' : method;
     const found = entries.find((e) => e.method === wanted && e.matches(path));
-    return found && { method: found.method, template: found.template, schemes: found.schemes, bodyTypes: found.bodyTypes, integers: found.integers };
+    return found && routed(found);
   };
   /** Methods documented for the path (a wrong method is a 405 with `Allow`, not a 404). */
   const methodsOf = (path: string) => entries.filter((e) => e.matches(path)).map((e) => e.method);
-  return {
-    find,
-    methodsOf,
-    operations: entries.map(({ method, template, schemes, bodyTypes, integers }): RoutedOperation => ({ method, template, schemes, bodyTypes, integers })),
-  };
+  return { find, methodsOf, operations: entries.map(routed) };
 }

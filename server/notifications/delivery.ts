@@ -1,10 +1,11 @@
 // The delivery worker of the notification outbox: claims due deliveries, POSTs each to the seller's
 // notification URL with HTTP Basic, records the attempt, and ends delivery on a 200 or schedules the
-// next attempt per the retry policy. Safe with several workers and instances: rows are leased (the
-// lease is checked again as it is taken), and a worker that dies mid-attempt leaves a lease that
-// simply expires. Attempts run as a pool: each pass starts what is due without waiting for the
-// attempts already running, at most MAX_IN_FLIGHT in all and PER_SELLER_IN_FLIGHT per seller, so a
-// seller whose endpoint never answers holds its own notifications back, not everyone's.
+// next attempt per the retry policy. Safe with several workers and instances: rows are leased with
+// FOR UPDATE SKIP LOCKED, and a worker that dies mid-attempt leaves a lease that simply expires.
+// Attempts run as a pool: each pass starts what is due without waiting for the attempts already
+// running, at most MAX_IN_FLIGHT in all; a pass leases at most PER_SELLER_IN_FLIGHT of one seller,
+// and none of a seller that already has that many running, so a seller whose endpoint never answers
+// holds its own notifications back, not everyone's.
 import { once } from 'node:events';
 import http from 'node:http';
 import https from 'node:https';
@@ -54,7 +55,7 @@ export interface AttemptOutcome {
   error?: string;
 }
 
-/** Attempts in flight at once, all sellers together, and for any one seller. */
+/** Attempts in flight at once, all sellers together; and what one pass leases of one seller (none once it has that many running). */
 export const MAX_IN_FLIGHT = 32;
 export const PER_SELLER_IN_FLIGHT = 8;
 /** The most of a merchant's answer body read before the connection is dropped (the body is ignored). */
