@@ -15,15 +15,25 @@ const COLUMNS = `test_clock_id AS "testClockId", seller_id AS "sellerId", name, 
 
 export function testClockRepository(db: Queryable) {
   return {
-    async insertClock(clock: TestClockRow, customerIds: readonly string[]): Promise<void> {
+    /**
+     * Inserts the clock and attaches the customers; answers the customers that could not be attached
+     * because they already live on another clock of the seller (the primary key decides, so two
+     * clocks created at once cannot both take one customer).
+     */
+    async insertClock(clock: TestClockRow, customerIds: readonly string[]): Promise<string[]> {
       await db.query(`INSERT INTO test_clocks (test_clock_id, seller_id, name, frozen_time, created_at) VALUES ($1, $2, $3, $4, $5)`, [
         clock.testClockId, clock.sellerId, clock.name, clock.frozenTime, clock.createdAt,
       ]);
+      const taken: string[] = [];
       for (const [position, customerId] of customerIds.entries()) {
-        await db.query(`INSERT INTO test_clock_customers (seller_id, customer_id, test_clock_id, position) VALUES ($1, $2, $3, $4)`, [
-          clock.sellerId, customerId, clock.testClockId, position,
-        ]);
+        const { rowCount } = await db.query(
+          `INSERT INTO test_clock_customers (seller_id, customer_id, test_clock_id, position) VALUES ($1, $2, $3, $4)
+           ON CONFLICT (seller_id, customer_id) DO NOTHING`,
+          [clock.sellerId, customerId, clock.testClockId, position],
+        );
+        if (rowCount === 0) taken.push(customerId);
       }
+      return taken;
     },
 
     /** Which of these customers of the seller are already on a clock, and on which. */

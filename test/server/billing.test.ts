@@ -1,7 +1,8 @@
 // The recurring billing engine through sandbox test clocks (and on real time): schedules charged on
 // their dates with floating installments, specific cycles, future starts, failures and retries with
 // their notifications, plan deactivation, Brazilian debit, cancellation, the test clock API's
-// errors, and (PostgreSQL) two instances advancing one clock at once.
+// errors (clocks created at once for one customer too), and (PostgreSQL) two instances advancing one
+// clock at once and the charge list read during a billing transaction.
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { validateCheckoutNotification } from '../../client/webhooks/verify.ts';
@@ -346,6 +347,23 @@ describe.each(STORES)('billing engine and test clocks on %s', (kind) => {
     });
   });
 
+  it('ten clocks created at once for one customer: one is created, the other nine are the 422 naming it', async () => {
+    const who = customer();
+    const others = Array.from({ length: 10 }, customer);
+    const answers = await Promise.all(
+      others.map((other) => server.http.post(CLOCKS).set('Authorization', ADMIN).send({ seller_id: seller.sellerId, frozen_time: '2026-01-01T00:00:00Z', customer_ids: [other, who] })),
+    );
+    const created = answers.filter((r) => r.status === 201);
+    expect(answers.map((r) => r.status).sort()).toEqual([201, ...Array(9).fill(422)]);
+    const winner = created[0]!.body as { test_clock_id: string; customer_ids: string[] };
+    for (const refused of answers.filter((r) => r.status === 422)) {
+      expect(refused.body).toMatchObject({ message: `customer ${who} is already attached to test clock ${winner.test_clock_id}`, details: [{ path: 'body.customer_ids.1' }] });
+    }
+    // The refused clocks left nothing behind: their first customers are free for a new clock.
+    const free = others.filter((other) => other !== winner.customer_ids[0]);
+    expect((await createClock(server, seller, '2026-01-01T00:00:00Z', free)).test_clock_id).toBeTruthy();
+  });
+
   it('bills real-time subscriptions with the worker, and leaves the clocks alone', async () => {
     const plan = await createPlan(server, seller);
     const realCustomer = customer();
@@ -383,6 +401,34 @@ describe.skipIf(!DATABASE_URL)('two instances on one PostgreSQL advance one cloc
     } finally {
       await b.close();
       await a.close();
+    }
+  });
+});
+
+describe.skipIf(!DATABASE_URL)('the charge list of a subscription during a billing transaction (PostgreSQL)', () => {
+  it('answers the state the transaction commits, never a mix of before and after', async () => {
+    const open = await freshPostgresSchema();
+    const server = await startTestServer({ config: { apiSpec: PLATFORM_BUNDLE }, store: await open() });
+    try {
+      const seller = await addSeller(server);
+      const plan = await createPlan(server, seller);
+      const who = customer();
+      await createClock(server, seller, '2026-01-05T09:00:00Z', [who]);
+      const id = (await subscribe(server, seller, subscriptionBody(seller, plan, { customer_id: who }))).subscription.subscription_id;
+      let read: Promise<Awaited<ReturnType<typeof charges>>> | undefined;
+      // What a cancellation does, in the order it does it: installments first, then the subscription.
+      await server.store.transaction(async (tx) => {
+        await tx.query('SELECT 1 FROM subscriptions WHERE subscription_id = $1 FOR UPDATE', [id]);
+        await tx.query(`UPDATE subscription_installments SET status = 'void', next_attempt_on = NULL WHERE subscription_id = $1 AND status = 'scheduled'`, [id]);
+        read = charges(server, id);
+        await new Promise((resolve) => setTimeout(resolve, 300));
+        await tx.query(`UPDATE subscriptions SET status = 'canceled' WHERE subscription_id = $1`, [id]);
+      });
+      const list = await read!;
+      expect(list.status).toBe('canceled');
+      expect(list.installments.map((i) => i.status)).toEqual(['paid', ...Array(11).fill('void')]);
+    } finally {
+      await server.close();
     }
   });
 });

@@ -54,7 +54,10 @@ export async function createTestClock(store: Store, body: Schemas['SandboxTestCl
     const seller = await planRepository(tx).findSeller(body.seller_id);
     if (!seller) throw new ApiError(404, 'seller_not_found', 'Seller not found');
     const repo = testClockRepository(tx);
-    const taken = customersAlreadyOnAClock(body.customer_ids, await repo.clocksOfCustomers(seller.sellerId, body.customer_ids))[0];
+    const row: TestClockRow = { testClockId: randomUUID(), sellerId: seller.sellerId, name: body.name ?? null, frozenTime: new Date(body.frozen_time), createdAt: now };
+    const refused = await repo.insertClock(row, body.customer_ids);
+    // Read after the insert: a clock created at the same time is committed by then (the insert waited for it).
+    const taken = refused.length ? customersAlreadyOnAClock(body.customer_ids, await repo.clocksOfCustomers(seller.sellerId, refused))[0] : undefined;
     if (taken) {
       throw unprocessable(
         `customer ${taken.customerId} is already attached to test clock ${taken.testClockId}`,
@@ -62,8 +65,6 @@ export async function createTestClock(store: Store, body: Schemas['SandboxTestCl
         `already attached to test clock ${taken.testClockId}`,
       );
     }
-    const row: TestClockRow = { testClockId: randomUUID(), sellerId: seller.sellerId, name: body.name ?? null, frozenTime: new Date(body.frozen_time), createdAt: now };
-    await repo.insertClock(row, body.customer_ids);
     return row;
   });
   return clockView(store, clock);
@@ -134,13 +135,21 @@ export async function cancelSubscription(store: Store, subscriptionId: string, r
   });
 }
 
+/**
+ * The subscription, its installments and their attempts as one state: read under the subscription's
+ * row lock, which every billing event and payment event takes before it changes any of them.
+ */
 export async function listSubscriptionCharges(store: Store, subscriptionId: string): Promise<Schemas['SandboxSubscriptionCharges']> {
-  const found = await billingRepository(store).findSubscriptionById(subscriptionId);
-  if (!found) throw subscriptionNotFound();
-  const subscription = (await subscriptionRepository(store).findSubscription(found.sellerId, subscriptionId))!;
-  const charges = chargesRepository(store);
-  const installments = await subscriptionRepository(store).listInstallments(subscriptionId);
-  const attempts = await charges.attemptsOf(subscriptionId);
+  const { subscription, installments, attempts } = await store.transaction(async (tx) => {
+    const found = await billingRepository(tx).findSubscriptionById(subscriptionId, { forUpdate: true });
+    if (!found) throw subscriptionNotFound();
+    const repo = subscriptionRepository(tx);
+    return {
+      subscription: (await repo.findSubscription(found.sellerId, subscriptionId))!,
+      installments: await repo.listInstallments(subscriptionId),
+      attempts: await chargesRepository(tx).attemptsOf(subscriptionId),
+    };
+  });
   return {
     subscription_id: subscriptionId,
     seller_id: subscription.sellerId,
