@@ -626,6 +626,9 @@ export interface paths {
          * @description **Reference-only.** Makes the delivery due now, whatever its status (delivered and abandoned
          *     ones too), with the identical payload: the next pass of the delivery worker attempts it, and the
          *     attempts continue from the recorded count. The answer is the delivery as it stands, `pending`.
+         *     Asked while an attempt is in flight, the redelivery waits for it: that attempt is recorded
+         *     (whatever the merchant answered, even a 200), then the delivery is attempted again. A delivery
+         *     never has two attempts in flight at once.
          */
         post: operations["redeliverSandboxNotification"];
         delete?: never;

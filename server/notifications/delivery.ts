@@ -2,6 +2,8 @@
 // notification URL with HTTP Basic, records the attempt, and ends delivery on a 200 or schedules the
 // next attempt per the retry policy. Safe with several workers and instances: rows are leased with
 // FOR UPDATE SKIP LOCKED, and a worker that dies mid-attempt leaves a lease that simply expires.
+// An attempt's result is recorded under the delivery's row lock and numbered there; only the holder
+// of the lease moves the delivery on, and a redelivery asked meanwhile makes it due again after.
 // Attempts run as a pool: each pass starts what is due without waiting for the attempts already
 // running, at most MAX_IN_FLIGHT in all; a pass leases at most PER_SELLER_IN_FLIGHT of one seller,
 // and none of a seller that already has that many running, so a seller whose endpoint never answers
@@ -120,28 +122,32 @@ export function createDeliveryWorker(options: DeliveryWorkerOptions) {
   const leaseMs = policy.attemptTimeoutMs + 5_000;
 
   async function attempt(delivery: DeliveryRow): Promise<void> {
-    const number = delivery.attempts + 1;
     const startedAt = now();
     const resolved = await resolveTarget(delivery.seller_id);
     const target = resolved && !('refused' in resolved) ? resolved : undefined;
     const outcome: AttemptOutcome = target
       ? await post(agents, target, delivery.payload, policy.attemptTimeoutMs)
       : { latencyMs: 0, error: resolved && 'refused' in resolved ? `notification URL refused: ${resolved.refused}` : 'no notification URL is configured for the seller' };
-    await store.transaction(async (tx) => {
-      const r = notificationRepository(tx);
-      await r.recordAttempt({
-        deliveryId: delivery.delivery_id,
-        attempt: number,
-        started_at: startedAt,
-        url: resolved?.url ?? null,
-        status_code: outcome.statusCode ?? null,
-        latency_ms: outcome.latencyMs,
-        error: outcome.error ?? (isReceived(outcome.statusCode) ? null : `answered ${outcome.statusCode}, not 200`),
-      });
-      if (isReceived(outcome.statusCode)) await r.markDelivered(delivery.delivery_id, number, now());
-      else if (number >= policy.maxAttempts) await r.markAbandoned(delivery.delivery_id, number);
-      else await r.scheduleRetry(delivery.delivery_id, number, new Date(now().getTime() + delayAfterAttempt(policy, number)));
-    });
+    const number = await store.transaction((tx) =>
+      notificationRepository(tx).recordResult(
+        delivery.delivery_id,
+        delivery.locked_until!,
+        {
+          started_at: startedAt,
+          url: resolved?.url ?? null,
+          status_code: outcome.statusCode ?? null,
+          latency_ms: outcome.latencyMs,
+          error: outcome.error ?? (isReceived(outcome.statusCode) ? null : `answered ${outcome.statusCode}, not 200`),
+        },
+        (attempts) =>
+          isReceived(outcome.statusCode)
+            ? { status: 'delivered' }
+            : attempts >= policy.maxAttempts
+              ? { status: 'abandoned' }
+              : { status: 'pending', at: new Date(now().getTime() + delayAfterAttempt(policy, attempts)) },
+        now(),
+      ),
+    );
     logger.info(
       { delivery_id: delivery.delivery_id, attempt: number, status_code: outcome.statusCode, latency_ms: outcome.latencyMs, error: outcome.error },
       'merchant notification attempt',

@@ -12,6 +12,10 @@ export interface DeliveryRow {
   next_attempt_at: Date;
   created_at: Date;
   delivered_at: Date | null;
+  /** Until when an attempt in flight holds the delivery (its lease), if one does. */
+  locked_until: Date | null;
+  /** A sandbox redelivery was asked while an attempt was in flight: due again once it is recorded. */
+  redelivery_requested: boolean;
 }
 
 export interface AttemptRow {
@@ -73,39 +77,60 @@ export function notificationRepository(db: Queryable) {
       return rows.map(delivery);
     },
 
-    async recordAttempt(attempt: Omit<AttemptRow, 'delivery_id'> & { deliveryId: string }) {
+    /**
+     * Records the result of an attempt made under `lease` (the `locked_until` its claim set) and moves
+     * the delivery on, in one transaction of the caller's: the row is locked first, the attempt
+     * numbered from the count recorded under that lock. Only the holder of the lease moves the
+     * delivery: an attempt whose lease expired and was taken by another worker is recorded, and the
+     * other worker's result decides. A redelivery asked during the attempt makes the delivery due at
+     * `now` whatever the result. Undefined when the delivery is gone (a sandbox reset).
+     */
+    async recordResult(
+      deliveryId: string,
+      lease: Date,
+      attempt: Omit<AttemptRow, 'delivery_id' | 'attempt'>,
+      next: (attempts: number) => { status: 'delivered' } | { status: 'abandoned' } | { status: 'pending'; at: Date },
+      now: Date,
+    ): Promise<number | undefined> {
+      const { rows } = await db.query<{ attempts: number; held: boolean; redelivery_requested: boolean }>(
+        `SELECT attempts, locked_until IS NOT DISTINCT FROM $2::timestamptz AS held, redelivery_requested
+           FROM notification_deliveries WHERE delivery_id = $1 FOR UPDATE`,
+        [deliveryId, lease],
+      );
+      const row = rows[0];
+      if (!row) return undefined;
+      const number = row.attempts + 1;
       await db.query(
         `INSERT INTO notification_attempts (delivery_id, attempt, started_at, url, status_code, latency_ms, error)
          VALUES ($1, $2, $3, $4, $5, $6, $7)`,
-        [attempt.deliveryId, attempt.attempt, attempt.started_at, attempt.url, attempt.status_code, attempt.latency_ms, attempt.error],
+        [deliveryId, number, attempt.started_at, attempt.url, attempt.status_code, attempt.latency_ms, attempt.error],
       );
+      const then = !row.held ? undefined : row.redelivery_requested ? ({ status: 'pending', at: now } as const) : next(number);
+      if (then === undefined) {
+        await db.query(`UPDATE notification_deliveries SET attempts = $2 WHERE delivery_id = $1`, [deliveryId, number]);
+      } else {
+        await db.query(
+          `UPDATE notification_deliveries
+              SET attempts = $2, status = $3, next_attempt_at = coalesce($4, next_attempt_at), delivered_at = $5,
+                  locked_until = NULL, redelivery_requested = false
+            WHERE delivery_id = $1`,
+          [deliveryId, number, then.status, then.status === 'pending' ? then.at : null, then.status === 'delivered' ? now : null],
+        );
+      }
+      return number;
     },
 
-    async markDelivered(deliveryId: string, attempts: number, at: Date) {
-      await db.query(
-        `UPDATE notification_deliveries SET status = 'delivered', attempts = $2, delivered_at = $3, locked_until = NULL WHERE delivery_id = $1`,
-        [deliveryId, attempts, at],
-      );
-    },
-
-    async scheduleRetry(deliveryId: string, attempts: number, nextAttemptAt: Date) {
-      await db.query(
-        `UPDATE notification_deliveries SET attempts = $2, next_attempt_at = $3, locked_until = NULL WHERE delivery_id = $1`,
-        [deliveryId, attempts, nextAttemptAt],
-      );
-    },
-
-    async markAbandoned(deliveryId: string, attempts: number) {
-      await db.query(`UPDATE notification_deliveries SET status = 'abandoned', attempts = $2, locked_until = NULL WHERE delivery_id = $1`, [
-        deliveryId,
-        attempts,
-      ]);
-    },
-
-    /** Makes a delivery due now again (a sandbox redelivery), whatever its status. */
+    /**
+     * Makes a delivery due now again (a sandbox redelivery), whatever its status. While an attempt is
+     * in flight (its lease not expired) the lease stays and the request is noted: that attempt is
+     * recorded first, then the delivery is due.
+     */
     async redeliver(sellerId: string, deliveryId: string, now: Date): Promise<boolean> {
       const { rowCount } = await db.query(
-        `UPDATE notification_deliveries SET status = 'pending', next_attempt_at = $3, locked_until = NULL, delivered_at = NULL
+        `UPDATE notification_deliveries
+            SET status = 'pending', next_attempt_at = $3, delivered_at = NULL,
+                redelivery_requested = coalesce(locked_until > $3, false),
+                locked_until = CASE WHEN locked_until > $3 THEN locked_until END
           WHERE delivery_id = $1 AND seller_id = $2`,
         [deliveryId, sellerId, now],
       );

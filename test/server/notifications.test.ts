@@ -1,7 +1,7 @@
 // The merchant notification outbox and its delivery worker, on every store kind: what the merchant
 // receives, the retry policy, every attempt recorded, leases that survive a crashed worker, two
-// workers that never deliver one notification twice in one pass, and one seller's endpoint that never
-// answers holding back only its own notifications.
+// workers that never deliver one notification twice in one pass, one seller's endpoint that never
+// answers holding back only its own notifications, and a redelivery asked during an attempt.
 import { createServer, type IncomingMessage, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
@@ -26,14 +26,14 @@ interface Received {
   body: unknown;
 }
 
-/** A merchant endpoint on 127.0.0.1 that answers the statuses it is told, in order ('hang' never answers). */
-async function merchant(answers: Array<number | 'hang'>) {
+/** A merchant endpoint on 127.0.0.1 that answers the statuses it is told, in order ('hang' never answers, a promise answers when it settles). */
+async function merchant(answers: Array<number | 'hang' | Promise<number>>) {
   const received: Received[] = [];
   const server: Server = createServer(async (req, res) => {
     const chunks: Buffer[] = [];
     for await (const chunk of req) chunks.push(chunk as Buffer);
     received.push({ headers: req.headers, body: JSON.parse(Buffer.concat(chunks).toString()) });
-    const answer = answers.shift() ?? 200;
+    const answer = await (answers.shift() ?? 200);
     if (answer === 'hang') return; // never answers; the worker's timeout must end the attempt
     res.writeHead(answer, { 'content-type': 'text/plain' }).end('ok');
   });
@@ -138,6 +138,60 @@ for (const kind of STORE_KINDS) {
         expect(await repo.redeliver(DEMO_SELLER_ID, id, clock)).toBe(true);
         await worker().runOnce();
         expect(await stored(id)).toMatchObject({ status: 'delivered', attempts: 4 });
+      });
+
+      const patientWorker = () => createDeliveryWorker({ store, logger, policy: { ...POLICY, attemptTimeoutMs: 5_000 }, now: () => clock, resolveTarget: async () => target });
+
+      /**
+       * A notification whose first attempt the merchant has received and not yet answered: `release`
+       * answers it with `status` (the worker waits up to 5 s; POLICY's 300 ms would race the test),
+       * `first` is the pass that made it. Later attempts are answered `later`.
+       */
+      async function attemptInFlight(status: number, later: number[] = []) {
+        let release!: () => void;
+        const answer = new Promise<number>((resolve) => (release = () => resolve(status)));
+        endpoint = await merchant([answer, ...later]);
+        target = { url: endpoint.url, user: 'loja', password: 'senha' };
+        const id = await enqueue();
+        const first = patientWorker().runOnce();
+        for (let i = 0; i < 200 && endpoint.received.length < 1; i++) await new Promise((resolve) => setTimeout(resolve, 10));
+        expect(endpoint.received).toHaveLength(1);
+        return { id, first, release };
+      }
+
+      it('records the attempt in flight when a redelivery is asked during it, then attempts again: one attempt at a time', async () => {
+        const { id, first, release } = await attemptInFlight(200, [200]);
+        expect(await notificationRepository(store).redeliver(DEMO_SELLER_ID, id, clock)).toBe(true);
+        expect(await stored(id)).toMatchObject({ status: 'pending', attempts: 0, redelivery_requested: true });
+        expect(await patientWorker().runOnce()).toBe(0); // the attempt in flight still holds the delivery
+        release();
+        expect(await first).toBe(1);
+        // The 200 of the first attempt did not end the delivery: the redelivery asked for another one.
+        expect(await stored(id)).toMatchObject({ status: 'pending', attempts: 1, next_attempt_at: clock, redelivery_requested: false, locked_until: null });
+        expect(await patientWorker().runOnce()).toBe(1);
+        expect(await stored(id)).toMatchObject({ status: 'delivered', attempts: 2 });
+        expect((await attempts(id)).map((a) => [a.attempt, a.status_code])).toEqual([[1, 200], [2, 200]]);
+        expect(endpoint.received).toHaveLength(2);
+      });
+
+      it('records an attempt whose lease another worker took, and leaves the delivery to that worker', async () => {
+        const { id, first, release } = await attemptInFlight(500);
+        const othersLease = new Date(clock.getTime() + 60_000);
+        await store.query(`UPDATE notification_deliveries SET locked_until = $2 WHERE delivery_id = $1`, [id, othersLease]);
+        release();
+        await first;
+        expect(await stored(id)).toMatchObject({ status: 'pending', attempts: 1, next_attempt_at: clock, locked_until: othersLease });
+        expect(await attempts(id)).toMatchObject([{ attempt: 1, status_code: 500 }]);
+      });
+
+      it('drops the result of an attempt whose delivery was removed meanwhile (a sandbox reset), without an error', async () => {
+        const { id, first, release } = await attemptInFlight(200);
+        await store.query(`DELETE FROM notification_deliveries WHERE delivery_id = $1`, [id]);
+        const errorsBefore = logs.lines.filter((l) => l.level >= 50).length;
+        release();
+        expect(await first).toBe(1);
+        expect(logs.lines.filter((l) => l.level >= 50)).toHaveLength(errorsBefore);
+        expect(await attempts(id)).toEqual([]);
       });
 
       it('lets one seller whose endpoint never answers hold back only its own notifications', async () => {
