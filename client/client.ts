@@ -3,17 +3,18 @@
 import createClient, { mergeHeaders, type Client, type ClientPathsWithMethod, type FetchResponse, type MaybeOptionalInit } from 'openapi-fetch';
 import type { paths } from '@payment-platform/contract/types';
 import { findRoute, platformRoutes } from './contract.ts';
-import { PlatformApiError, PlatformError } from './errors.ts';
+import { PlatformApiError, PlatformConnectionError, PlatformError } from './errors.ts';
 import { paymentLinkPages, type PaymentLinkPages } from './pagination.ts';
 import { DEFAULT_MAX_RETRIES, DEFAULT_RETRY_BASE_DELAY_MS, DEFAULT_RETRY_MAX_DELAY_MS, retryAfterMs } from './retry.ts';
 import {
   createAccessTokenCache,
   DEFAULT_SCOPE,
+  DEFAULT_TOKEN_SKEW_SECONDS,
   requestAccessToken,
   type AccessTokenCache,
   type TokenEndpointForm,
 } from './token.ts';
-import { PendingRequest, platformTransport, type CallOptions, type Fetch, type RequestObserver } from './transport.ts';
+import { CALL_RECORD, connectionFailure, handOver, milliseconds, PendingRequest, platformTransport, type CallOptions, type CallRecord, type Fetch, type RequestObserver } from './transport.ts';
 
 export interface PlatformClientOptions {
   /**
@@ -50,7 +51,11 @@ export interface PlatformClientOptions {
   retryMaxDelayMs?: number | undefined;
   /** Called after each HTTP exchange with its operation, URL, status and duration; never a header or body. */
   observe?: RequestObserver | undefined;
+  /** Largest answer body read, in bytes (default 16 MiB); a larger one fails the call with `response_too_large`. */
+  maxResponseBytes?: number | undefined;
 }
+
+export const DEFAULT_MAX_RESPONSE_BYTES = 16 * 1024 * 1024;
 
 type HttpMethod = 'get' | 'put' | 'post' | 'delete' | 'options' | 'head' | 'patch' | 'trace';
 type RequiredKeysOfHelper<T> = { [K in keyof T]: {} extends Pick<T, K> ? never : K }[keyof T];
@@ -102,6 +107,8 @@ function hostUrl(name: string, value: string): string {
   }
   if (url.protocol !== 'https:' && url.protocol !== 'http:') throw new TypeError(`${name} must be an http(s) URL`);
   if (url.search || url.hash) throw new TypeError(`${name} must be a host (and path prefix), without query or fragment`);
+  // Credentials in the URL would reach error messages and the observer; the client authenticates itself.
+  if (url.username || url.password) throw new TypeError(`${name} must not carry a user name or password (the client authenticates with clientId and clientSecret)`);
   // The paths already carry their area's base path: `https://host/dpy/payment-link/v1` would call
   // `/dpy/payment-link/v1/dpy/payment-link/v1/...` and read as a 404 of the token endpoint.
   const prefix = url.pathname.replace(/\/+$/, '');
@@ -137,18 +144,33 @@ function withContractMediaType(method: string, path: string, init: unknown): unk
   return named ? init : { ...given, headers: mergeHeaders({ 'content-type': FORM }, headers) };
 }
 
+/** A failure of fetch while a body is read: the connection cut (`terminated`), a timeout or an abort. */
+function bodyReadFailure(error: unknown): error is Error {
+  if (!(error instanceof Error)) return false;
+  return error.name === 'TimeoutError' || error.name === 'AbortError' || (error.name === 'TypeError' && error.message === 'terminated');
+}
+
 /**
- * What openapi-fetch throws when a 2xx answer's body is not JSON (a proxy's HTML page): a
- * PlatformError with the code `invalid_response`, as every error the client throws is one.
+ * What a call throws when openapi-fetch fails after the transport's answer, so that every failure of
+ * the platform's answer is a PlatformError: a 2xx body that is not JSON (a proxy's HTML page) is
+ * `invalid_response`; a body cut or stalled while openapi-fetch read it is a PlatformConnectionError,
+ * after the exchanges `record` counted. Anything else (a middleware's own error) is left as it is.
  */
-function unreadableAnswer(method: string, path: string, error: unknown): unknown {
-  if (!(error instanceof SyntaxError)) return error;
-  const operationId = findRoute(method, path)?.operationId;
-  return new PlatformError(
-    { operationId, status: undefined, code: 'invalid_response', platformMessage: undefined },
-    `${operationId ?? 'request'} failed, invalid_response: its answer was 2xx but its body is not JSON (${error.message})`,
-    { cause: error },
-  );
+function afterAnswer(method: string, path: string, error: unknown, record: CallRecord): unknown {
+  const operationId = () => findRoute(method, path)?.operationId;
+  if (error instanceof SyntaxError) {
+    return new PlatformError(
+      { operationId: operationId(), status: undefined, code: 'invalid_response', platformMessage: undefined },
+      `${operationId() ?? 'request'} failed, invalid_response: its answer was 2xx but its body is not JSON (${error.message})`,
+      { cause: error },
+    );
+  }
+  if (!(error instanceof PlatformError) && bodyReadFailure(error)) {
+    // Without a record (openapi-fetch changed how it calls the transport), one exchange and the error's own name.
+    if (record.attempts === 0) return new PlatformConnectionError(operationId(), error.name === 'AbortError' ? 'aborted' : connectionFailure(error, undefined, undefined), 1, error);
+    return new PlatformConnectionError(operationId(), connectionFailure(error, record.callSignal, record.deadline), record.attempts, error);
+  }
+  return error;
 }
 
 function nonNegative(name: string, value: number | undefined, fallback: number): number {
@@ -165,7 +187,7 @@ export function createPlatformClient(options: PlatformClientOptions): PlatformCl
     baseUrl,
     authUrl,
     fetch: options.fetch,
-    timeoutMs: options.timeoutMs,
+    timeoutMs: milliseconds('timeoutMs', options.timeoutMs),
     signal: options.signal,
     maxRetries: Math.floor(nonNegative('maxRetries', options.maxRetries, DEFAULT_MAX_RETRIES)),
     retry: {
@@ -173,6 +195,7 @@ export function createPlatformClient(options: PlatformClientOptions): PlatformCl
       maxDelayMs: nonNegative('retryMaxDelayMs', options.retryMaxDelayMs, DEFAULT_RETRY_MAX_DELAY_MS),
     },
     observe: options.observe,
+    maxResponseBytes: nonNegative('maxResponseBytes', options.maxResponseBytes, DEFAULT_MAX_RESPONSE_BYTES),
     tokens: () => tokens,
   });
   const { clientId, clientSecret } = options;
@@ -182,7 +205,8 @@ export function createPlatformClient(options: PlatformClientOptions): PlatformCl
     // sees the client secret.
     const tokenClient = createClient<paths>({ baseUrl, fetch: transport as Fetch, Request: PendingRequest as unknown as typeof Request });
     const credentials = { clientId, clientSecret, scope: options.scope ?? DEFAULT_SCOPE, form: options.tokenEndpoint ?? 'form' };
-    tokens = createAccessTokenCache(() => requestAccessToken(tokenClient, credentials), { skewSeconds: options.tokenSkewSeconds });
+    const skewSeconds = nonNegative('tokenSkewSeconds', options.tokenSkewSeconds, DEFAULT_TOKEN_SKEW_SECONDS);
+    tokens = createAccessTokenCache((signal) => requestAccessToken(tokenClient, credentials, signal), { skewSeconds });
   }
 
   // Two openapi-fetch clients over the same transport: `pending` hands the transport the URL and init
@@ -194,6 +218,17 @@ export function createPlatformClient(options: PlatformClientOptions): PlatformCl
   const registered: unknown[] = [];
   const baseOf = (init: unknown) => (registered.length > 0 || (init as { middleware?: unknown[] } | undefined)?.middleware?.length ? withRequests : pending);
   type Result = { error?: unknown; response: Response; failure?: PlatformApiError };
+  /** Runs a call of openapi-fetch with its CallRecord reaching the transport (see CALL_RECORD). */
+  const recorded = (init: unknown, record: CallRecord, call: (base: typeof pending, init: unknown) => Promise<Result>): Promise<Result> => {
+    const base = baseOf(init);
+    if (base !== pending) return call(base, { ...(init as object), [CALL_RECORD]: record });
+    handOver(record);
+    try {
+      return call(base, init);
+    } finally {
+      handOver(undefined);
+    }
+  };
   type Call = (path: string, init?: unknown) => Promise<Result>;
   // A non-2xx answer also gets its `failure`: the error body with the operationId, status and code.
   const withFailure = (method: string, path: string, result: Result): Result => {
@@ -219,18 +254,19 @@ export function createPlatformClient(options: PlatformClientOptions): PlatformCl
   for (const method of METHODS) {
     // `then` rather than an async wrapper: one promise less on every call.
     client[method] = (path: string, given?: unknown) => {
-      const init = withContractMediaType(method, path, given);
-      return (baseOf(init)[method] as Call)(path, init).then(
+      const record: CallRecord = { attempts: 0 };
+      return recorded(withContractMediaType(method, path, given), record, (base, init) => (base[method] as Call)(path, init)).then(
         (result) => (result.response.ok ? result : withFailure(method, path, result)),
-        (error: unknown) => Promise.reject(unreadableAnswer(method, path, error)),
+        (error: unknown) => Promise.reject(afterAnswer(method, path, error, record)),
       );
     };
   }
   client.request = (method: string, path: string, given?: unknown) => {
-    const init = withContractMediaType(method.toUpperCase(), path, given);
-    return (baseOf(init).request as (method: string, path: string, init?: unknown) => Promise<Result>)(method, path, init).then(
+    const record: CallRecord = { attempts: 0 };
+    type Request = (method: string, path: string, init?: unknown) => Promise<Result>;
+    return recorded(withContractMediaType(method.toUpperCase(), path, given), record, (base, init) => (base.request as Request)(method, path, init)).then(
       (result) => withFailure(method.toUpperCase(), path, result),
-      (error: unknown) => Promise.reject(unreadableAnswer(method.toUpperCase(), path, error)),
+      (error: unknown) => Promise.reject(afterAnswer(method.toUpperCase(), path, error, record)),
     );
   };
   const platform = client as unknown as PlatformClient;

@@ -110,7 +110,8 @@ export interface PlatformErrorDetails {
    * The platform's error code (`error_code`, `code` or `error` of the body); the recurrence areas
    * have none (their `message` is the fixed identifier); for failures without an answer, the
    * client's own: `timeout`, `aborted`, `connection_error`, `missing_credentials`, `invalid_response`
-   * (a 2xx answer whose body is not JSON).
+   * (a 2xx answer whose body is not JSON), `response_too_large` (a body over `maxResponseBytes`),
+   * `foreign_host` (a protected call sent elsewhere than `baseUrl`, which the token never goes to).
    */
   code: string | undefined;
   /** The platform's message (`message`, `error_description` or the plain-text body), or the client's. */
@@ -141,9 +142,13 @@ export function isPlatformError(value: unknown): value is PlatformError {
   return value instanceof PlatformError;
 }
 
+/** The most of an answer's text a message quotes (a proxy's error page can be megabytes; `platformMessage` keeps it whole). */
+const QUOTED_CHARACTERS = 300;
+
 function describe(operationId: string | undefined, status: number | undefined, code: string | undefined, text: string | undefined): string {
   const what = operationId ?? 'request';
-  const reason = [code, text].filter(Boolean).join(': ') || 'no error body';
+  const quoted = text !== undefined && text.length > QUOTED_CHARACTERS ? `${text.slice(0, QUOTED_CHARACTERS)}… (${text.length} characters)` : text;
+  const reason = [code, quoted].filter(Boolean).join(': ') || 'no error body';
   return status === undefined ? `${what} failed, ${reason}` : `${what} answered ${status}, ${reason}`;
 }
 

@@ -30,16 +30,30 @@ export class TokenEndpointError extends PlatformError {
   declare readonly status: number;
   readonly body: TokenError | OAuthError | undefined;
 
-  constructor(form: TokenEndpointForm, status: number, body: unknown) {
-    const shaped = isTokenError(body) ? body : isOAuthError(body) ? body : undefined;
+  constructor(form: TokenEndpointForm, status: number, body: unknown, options: { problem?: string; secret?: string } = {}) {
+    const shaped = withoutSecret(isTokenError(body) ? body : isOAuthError(body) ? body : undefined, options.secret);
     const code = isTokenError(shaped) ? shaped.error_code : isOAuthError(shaped) ? shaped.error : undefined;
     const platformMessage = isTokenError(shaped) ? shaped.message : isOAuthError(shaped) ? shaped.error_description : undefined;
-    const reason = code === undefined ? 'no token in the answer' : `${code}: ${platformMessage}`;
+    const redirect = status >= 300 && status < 400 ? 'a redirect, which the client never follows (give it the token host itself as authUrl)' : undefined;
+    const reason = code !== undefined ? `${code}: ${platformMessage}` : (options.problem ?? redirect ?? 'no token in the answer');
     const operationId = form === 'form' ? 'issueAccessToken' : 'issueAccessTokenWithBasicAuth';
     super({ operationId, status, code, platformMessage }, `token endpoint (${form === 'form' ? 'credentials in the form' : 'Basic credentials'}) answered ${status}, ${reason}`);
     this.form = form;
     this.body = shaped;
   }
+}
+
+/**
+ * The error body with the client secret taken out of its texts: a token endpoint (or a proxy in front
+ * of it) that quotes the request back would otherwise put the secret into messages that get logged.
+ */
+function withoutSecret<T extends TokenError | OAuthError | undefined>(body: T, secret: string | undefined): T {
+  if (!body || !secret) return body;
+  const copy: Record<string, unknown> = { ...body };
+  for (const [key, value] of Object.entries(copy)) {
+    if (typeof value === 'string' && value.includes(secret)) copy[key] = value.split(secret).join('[client secret]');
+  }
+  return copy as T;
 }
 
 export function isTokenEndpointError(value: unknown): value is TokenEndpointError {
@@ -63,10 +77,16 @@ function parsed(text: unknown): unknown {
   }
 }
 
-function issued(status: number, form: TokenEndpointForm, data: unknown): IssuedToken {
+/** An access token the client can send: visible ASCII, as an RFC 6750 bearer token is (no space, no control character). */
+const SENDABLE_TOKEN = /^[\x21-\x7e]+$/;
+
+function issued(status: number, form: TokenEndpointForm, data: unknown, secret: string): IssuedToken {
   const token = data as { access_token?: unknown; expires_in?: unknown } | undefined;
   if (typeof token?.access_token !== 'string' || typeof token.expires_in !== 'number') {
     throw new TokenEndpointError(form, status, undefined);
+  }
+  if (!SENDABLE_TOKEN.test(token.access_token)) {
+    throw new TokenEndpointError(form, status, undefined, { problem: 'an access_token that is empty or not visible ASCII, which no Authorization header can carry', secret });
   }
   return { accessToken: token.access_token, expiresInSeconds: token.expires_in };
 }
@@ -76,8 +96,9 @@ function issued(status: number, form: TokenEndpointForm, data: unknown): IssuedT
  * is read as text and parsed here, so an answer that is not JSON is a TokenEndpointError like any
  * answer without a token, not a parse error thrown from inside openapi-fetch.
  */
-export async function requestAccessToken(client: Client<paths>, credentials: ClientCredentials): Promise<IssuedToken> {
+export async function requestAccessToken(client: Client<paths>, credentials: ClientCredentials, signal?: AbortSignal): Promise<IssuedToken> {
   const formHeader = { 'content-type': 'application/x-www-form-urlencoded' };
+  const secret = { secret: credentials.clientSecret };
   if (credentials.form === 'form') {
     const { data, error, response } = await client.POST('/authentication/oauth2/-core/access_token', {
       headers: formHeader,
@@ -88,43 +109,57 @@ export async function requestAccessToken(client: Client<paths>, credentials: Cli
         scope: credentials.scope,
       },
       parseAs: 'text',
+      signal,
     });
-    if (error !== undefined || !response.ok) throw new TokenEndpointError('form', response.status, error);
-    return issued(response.status, 'form', parsed(data));
+    if (error !== undefined || !response.ok) throw new TokenEndpointError('form', response.status, error, secret);
+    return issued(response.status, 'form', parsed(data), credentials.clientSecret);
   }
   const basic = Buffer.from(`${credentials.clientId}:${credentials.clientSecret}`).toString('base64');
   const { data, error, response } = await client.POST('/authentication/oauth2/access_token', {
     headers: { ...formHeader, authorization: `Basic ${basic}` },
     body: { grant_type: 'client_credentials' },
     parseAs: 'text',
+    signal,
   });
-  if (error !== undefined || !response.ok) throw new TokenEndpointError('basic', response.status, error);
-  return issued(response.status, 'basic', parsed(data));
+  if (error !== undefined || !response.ok) throw new TokenEndpointError('basic', response.status, error, secret);
+  return issued(response.status, 'basic', parsed(data), credentials.clientSecret);
 }
 
 export interface AccessTokenCache {
   /** The cached token while it is valid, without waiting (the hot path of every call). */
   cached(): string | undefined;
-  /** A valid token: the cached one, the one being fetched, or a new one. */
-  get(): Promise<string>;
+  /**
+   * A valid token: the cached one, the one being fetched, or a new one. `signal` ends this call's
+   * wait (rejecting with its reason); the token request ends too once no call waits for it.
+   */
+  get(signal?: AbortSignal): Promise<string>;
   /**
    * A token other than `rejected` (the one a call was answered 401 with): fetches a new one unless
    * another call already did, so a burst of 401s still costs one token request.
    */
-  refresh(rejected: string): Promise<string>;
+  refresh(rejected: string, signal?: AbortSignal): Promise<string>;
+}
+
+/** One token request and the calls waiting for it. */
+interface Flight {
+  promise: Promise<string>;
+  controller: AbortController;
+  waiters: number;
 }
 
 export function createAccessTokenCache(
-  fetchToken: () => Promise<IssuedToken>,
+  fetchToken: (signal: AbortSignal) => Promise<IssuedToken>,
   options: { skewSeconds?: number; now?: () => number } = {},
 ): AccessTokenCache {
   const skewMs = (options.skewSeconds ?? DEFAULT_TOKEN_SKEW_SECONDS) * 1000;
   const now = options.now ?? Date.now;
   let current: { token: string; renewAt: number } | undefined;
-  let inFlight: Promise<string> | undefined;
+  let inFlight: Flight | undefined;
 
-  const fetchNew = () => {
-    inFlight ??= fetchToken()
+  const takeOff = (): Flight => {
+    const controller = new AbortController();
+    const flight: Flight = { controller, waiters: 0, promise: Promise.resolve('') };
+    flight.promise = fetchToken(controller.signal)
       .then(({ accessToken, expiresInSeconds }) => {
         const lifetimeMs = expiresInSeconds * 1000;
         // A lifetime shorter than the skew would expire on arrival: use half of it instead.
@@ -133,22 +168,55 @@ export function createAccessTokenCache(
         return accessToken;
       })
       .finally(() => {
-        inFlight = undefined;
+        if (inFlight === flight) inFlight = undefined;
       });
-    return inFlight;
+    // A request that every waiting call left is aborted and rejects with nobody to hear it.
+    flight.promise.catch(() => undefined);
+    return flight;
+  };
+
+  /** Waits for the token request in flight (started if none), until it settles or `signal` aborts. */
+  const wait = (signal: AbortSignal | undefined): Promise<string> => {
+    if (signal?.aborted) return Promise.reject(signal.reason);
+    const flight = (inFlight ??= takeOff());
+    flight.waiters += 1;
+    return new Promise<string>((resolve, reject) => {
+      let left = false;
+      const leave = () => {
+        if (left) return false;
+        left = true;
+        signal?.removeEventListener('abort', onAbort);
+        flight.waiters -= 1;
+        return true;
+      };
+      const onAbort = () => {
+        if (!leave()) return;
+        reject(signal!.reason);
+        // No call waits any more: end the request, so that a stalled answer never holds later calls.
+        if (flight.waiters === 0 && inFlight === flight) {
+          inFlight = undefined;
+          flight.controller.abort(new DOMException('no call waits for this token any more', 'AbortError'));
+        }
+      };
+      signal?.addEventListener('abort', onAbort, { once: true });
+      flight.promise.then(
+        (token) => leave() && resolve(token),
+        (error: unknown) => leave() && reject(error),
+      );
+    });
   };
 
   const cached = () => (current && now() < current.renewAt ? current.token : undefined);
-  const get = () => {
+  const get = (signal?: AbortSignal) => {
     const token = cached();
-    return token === undefined ? fetchNew() : Promise.resolve(token);
+    return token === undefined ? wait(signal) : Promise.resolve(token);
   };
   return {
     cached,
     get,
-    refresh(rejected) {
+    refresh(rejected, signal) {
       if (current?.token === rejected) current = undefined;
-      return get();
+      return get(signal);
     },
   };
 }

@@ -6,7 +6,7 @@
 // as possible, so no middleware ever holds it.
 import { findRoute } from './contract.ts';
 import { PlatformConnectionError, PlatformError, type ConnectionFailure } from './errors.ts';
-import { abortable, isSafeToRetry, RETRIED_STATUSES, retryAfterMs, retryDelayMs, sleep, type RetryTiming } from './retry.ts';
+import { isSafeToRetry, RETRIED_STATUSES, retryAfterMs, retryDelayMs, sleep, type RetryTiming } from './retry.ts';
 import type { AccessTokenCache } from './token.ts';
 
 /** What the observer learns about one HTTP exchange: never headers, bodies, tokens or secrets. */
@@ -56,6 +56,8 @@ export interface TransportOptions {
   maxRetries: number;
   retry: RetryTiming;
   observe?: RequestObserver;
+  /** Largest answer body read, in bytes; a larger one fails the call with `response_too_large`. */
+  maxResponseBytes: number;
   /** The token cache, or undefined when the client has no credentials. */
   tokens: () => AccessTokenCache | undefined;
 }
@@ -85,8 +87,33 @@ export class PendingRequest {
   }
 }
 
+/**
+ * What the client's call wrapper learns from the transport: how many exchanges the call made before
+ * its answer, for a failure that happens after (its body read by openapi-fetch).
+ */
+export interface CallRecord {
+  attempts: number;
+  /** The signals that end the call: the caller's and the client's joined, and the call's deadline. */
+  callSignal?: AbortSignal | undefined;
+  deadline?: AbortSignal | undefined;
+}
+
+/**
+ * How a call's CallRecord reaches the transport. Through the init under this key when the call runs
+ * middleware (openapi-fetch carries it like the per-call options); otherwise handed over (`handOver`)
+ * just before openapi-fetch is called, which, with no middleware to await, calls the transport before
+ * it returns: the transport takes it first thing. Copying the init to add the key costs ~6 µs a call.
+ */
+export const CALL_RECORD = 'platformCallRecord';
+let handedOver: CallRecord | undefined;
+
+/** Sets (or, with undefined, clears) the CallRecord the next transport call takes. */
+export function handOver(record: CallRecord | undefined): void {
+  handedOver = record;
+}
+
 /** Per-call options travel on the Request: openapi-fetch copies init keys a Request lacks onto it. */
-type CarriedOptions = { timeoutMs?: unknown; maxRetries?: unknown };
+type CarriedOptions = { timeoutMs?: unknown; maxRetries?: unknown; [CALL_RECORD]?: CallRecord };
 
 /** A body that can be given to fetch again for a retry as it is (a stream cannot). */
 function reusableBody(body: unknown): boolean {
@@ -107,8 +134,74 @@ function oneSignal(a: AbortSignal | undefined, b: AbortSignal | undefined, c?: A
   return AbortSignal.any(!b ? [a, c!] : !c ? [a, b] : [a, b, c]);
 }
 
-const count = (value: unknown): number | undefined =>
-  typeof value === 'number' && Number.isFinite(value) && value >= 0 ? Math.floor(value) : undefined;
+/** The longest time a timer can wait (a longer one would fire at once). */
+export const MAX_TIMEOUT_MS = 2_147_483_647;
+
+/** A time limit option: absent, or milliseconds from 1 to MAX_TIMEOUT_MS; anything else is a TypeError. */
+export function milliseconds(name: string, value: unknown): number | undefined {
+  if (value === undefined) return undefined;
+  if (typeof value !== 'number' || !Number.isFinite(value) || value < 1 || value > MAX_TIMEOUT_MS) {
+    throw new TypeError(`${name} must be a number of milliseconds from 1 to ${MAX_TIMEOUT_MS} (got ${String(value)})`);
+  }
+  return value;
+}
+
+/** A retry count option: absent, or a number >= 0 (floored); anything else is a TypeError. */
+export function retryCount(name: string, value: unknown): number | undefined {
+  if (value === undefined) return undefined;
+  if (typeof value !== 'number' || Number.isNaN(value) || value < 0) throw new TypeError(`${name} must be a number >= 0 (got ${String(value)})`);
+  return Math.floor(value);
+}
+
+/** Statuses whose answer has no body (fetch gives none, and a Response cannot be made with one). */
+const NULL_BODY_STATUSES = new Set([101, 103, 204, 205, 304]);
+
+/** Ends an answer's body that will not be read; an answer already failed (aborted) has nothing to end. */
+const discard = (response: Response) => response.body?.cancel().catch(() => undefined);
+
+function tooLarge(operationId: string | undefined, status: number, limit: number): PlatformError {
+  return new PlatformError(
+    { operationId, status, code: 'response_too_large', platformMessage: undefined },
+    `${operationId ?? 'request'} answered ${status} with a body over ${limit} bytes (the client's maxResponseBytes); it was not read`,
+  );
+}
+
+/**
+ * Whether an answer's body must be read here to bound it: one that declares its length is left to
+ * openapi-fetch (fetch reads no more than it declares; making a second Response of it would cost
+ * ~40 µs a call), or refused unread when that is over the limit.
+ */
+function unbounded(response: Response, limit: number, operationId: string | undefined): boolean {
+  const { status } = response;
+  if (response.body === null || NULL_BODY_STATUSES.has(status) || status < 200 || status > 599) return false;
+  const declared = response.headers.get('content-length');
+  if (declared === null || !/^\d+$/.test(declared)) return true;
+  if (Number(declared) <= limit) return false;
+  void discard(response);
+  throw tooLarge(operationId, status, limit);
+}
+
+/**
+ * A body without a length (chunked), read here and counted, within the exchange's time limit and
+ * signal (they bound the body too): a failure while reading it is the exchange's failure, retried
+ * like one. The answer is given back as a Response of the bytes read.
+ */
+async function counted(response: Response, limit: number, operationId: string | undefined): Promise<Response> {
+  const reader = response.body!.getReader();
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    size += value.byteLength;
+    if (size > limit) {
+      await reader.cancel().catch(() => undefined);
+      throw tooLarge(operationId, response.status, limit);
+    }
+    chunks.push(value);
+  }
+  return new Response(Buffer.concat(chunks, size), { status: response.status, statusText: response.statusText, headers: response.headers });
+}
 
 /** A failure without an answer that another attempt may cure: the network, or one exchange's timeout. */
 function transient(error: unknown): boolean {
@@ -118,7 +211,7 @@ function transient(error: unknown): boolean {
   return typeof code === 'string' && /^(E[A-Z]+|UND_ERR_\w+)$/.test(code);
 }
 
-function connectionFailure(error: unknown, callSignal: AbortSignal | undefined, deadline: AbortSignal | undefined): ConnectionFailure {
+export function connectionFailure(error: unknown, callSignal: AbortSignal | undefined, deadline: AbortSignal | undefined): ConnectionFailure {
   if (deadline?.aborted) return 'timeout';
   if (callSignal?.aborted) return 'aborted';
   return error instanceof Error && error.name === 'TimeoutError' ? 'timeout' : 'connection_error';
@@ -151,26 +244,36 @@ function report(
   }
 }
 
+/** The origin and path prefix of `url` is the client's `baseUrl`: the only place the access token goes. */
+const underBase = (url: string, baseUrl: string) => url.startsWith(`${baseUrl}/`);
+
 export function platformTransport(options: TransportOptions): TransportFetch {
-  const { baseUrl, authUrl, timeoutMs, observe } = options;
+  const { baseUrl, authUrl, timeoutMs, observe, maxResponseBytes } = options;
+  // Redirects are never followed: the platform answers none to an API call, and a followed one
+  // would carry a client secret, a token or a payment's body to wherever `Location` says.
   const send = (url: string, init: RequestInit): Promise<Response> =>
     options.fetch ? options.fetch(new Request(url, init)) : globalThis.fetch(url, init);
 
   return async (request) => {
+    // Taken before anything else: a token request this call makes runs the transport again.
+    const carried = request as CarriedOptions;
+    const record = carried[CALL_RECORD] ?? handedOver;
+    handedOver = undefined;
     // The URL as a Request normalizes it (what is sent and what the observer sees).
     const parsed = new URL(request.url);
     const route = findRoute(request.method, parsed.pathname);
     const operationId = route?.operationId;
     // Token paths sit on the token host (path-level `servers` with `{auth_url}` in the contract).
     const url = route?.host === 'auth' && parsed.href.startsWith(baseUrl) ? authUrl + parsed.href.slice(baseUrl.length) : parsed.href;
-    const carried = request as CarriedOptions;
-    const callTimeoutMs = count(carried.timeoutMs);
-    const maxRetries = isSafeToRetry(request.method, route) ? (count(carried.maxRetries) ?? options.maxRetries) : 0;
+    const callTimeoutMs = milliseconds('timeoutMs of a call', carried.timeoutMs);
+    const callRetries = retryCount('maxRetries of a call', carried.maxRetries);
+    const maxRetries = isSafeToRetry(request.method, route) ? (callRetries ?? options.maxRetries) : 0;
 
     // The call's own end: the caller's signal, the client-wide signal, the call's deadline. None of
     // them is created when none is set (a plain call makes no AbortSignal of its own).
     const deadline = callTimeoutMs === undefined ? undefined : AbortSignal.timeout(callTimeoutMs);
     const callSignal = oneSignal(request.signal ?? undefined, options.signal, deadline);
+    if (callSignal?.aborted) throw callFailure(operationId, callSignal.reason, 0, callSignal, deadline);
 
     // The init of every exchange, made once: the headers are this call's own copy (the token is
     // written on them, never on a Request a middleware holds), the body is read once when it could
@@ -181,8 +284,9 @@ export function platformTransport(options: TransportOptions): TransportFetch {
       if (init.body != null && !reusableBody(init.body)) init.body = await new Response(init.body as BodyInit).arrayBuffer();
     } else {
       const body = request.body ? await request.arrayBuffer() : undefined;
-      init = { method: request.method, headers: new Headers(request.headers), body, redirect: request.redirect };
+      init = { method: request.method, headers: new Headers(request.headers), body };
     }
+    init.redirect = 'manual';
     const headers = init.headers as Headers;
 
     let tokens: AccessTokenCache | undefined;
@@ -194,13 +298,32 @@ export function platformTransport(options: TransportOptions): TransportFetch {
           `${operationId} needs an access token: give createPlatformClient a clientId and a clientSecret`,
         );
       }
+      if (!underBase(url, baseUrl)) {
+        throw new PlatformError(
+          { operationId, status: undefined, code: 'foreign_host', platformMessage: undefined },
+          `${operationId} was to be sent to ${parsed.origin}, which is not under the client's baseUrl ${new URL(baseUrl).origin}: the access token is only ever sent there`,
+        );
+      }
     }
 
     let token: string | undefined;
     let refreshed = false;
     let retries = 0;
+    // A failure without an answer, or while reading it: another attempt when the operation is safe
+    // to repeat and the failure may pass (resolves after the wait), else the call's failure (throws).
+    type Exchange = Parameters<typeof report>[1];
+    const failed = async (error: unknown, exchange: Exchange): Promise<void> => {
+      const again = !callSignal?.aborted && transient(error) && retries < maxRetries;
+      const wait = again ? retryDelayMs(retries + 1, undefined, options.retry) : undefined;
+      report(observe, exchange, { error: error instanceof Error ? error.name : 'Error' }, wait);
+      if (wait === undefined) throw callFailure(operationId, error, exchange.attempt, callSignal, deadline);
+      retries += 1;
+      await sleep(wait, callSignal).catch((e: unknown) => {
+        throw callFailure(operationId, e, exchange.attempt, callSignal, deadline);
+      });
+    };
     for (let attempt = 1; ; attempt++) {
-      if (tokens && token === undefined) token = tokens.cached() ?? (await abortable(tokens.get(), callSignal).catch((e: unknown) => {
+      if (tokens && token === undefined) token = tokens.cached() ?? (await tokens.get(callSignal).catch((e: unknown) => {
         throw callFailure(operationId, e, attempt - 1, callSignal, deadline);
       }));
       // Each exchange's own time limit, when the client has one.
@@ -213,26 +336,18 @@ export function platformTransport(options: TransportOptions): TransportFetch {
       try {
         response = await send(url, init);
       } catch (error) {
-        const again = !callSignal?.aborted && transient(error) && retries < maxRetries;
-        const wait = again ? retryDelayMs(retries + 1, undefined, options.retry) : undefined;
-        report(observe, exchange, { error: error instanceof Error ? error.name : 'Error' }, wait);
-        if (wait === undefined) throw callFailure(operationId, error, attempt, callSignal, deadline);
-        retries += 1;
-        await sleep(wait, callSignal).catch((e: unknown) => {
-        throw callFailure(operationId, e, attempt, callSignal, deadline);
-      });
+        await failed(error, exchange);
         continue;
       }
 
       if (response.status === 401 && tokens && !refreshed) {
         // Refresh once and send once more: a second 401 is the answer, never a loop.
         report(observe, exchange, { status: 401 }, 0);
-        await response.body?.cancel();
+        await discard(response);
         refreshed = true;
-        const rejected = token!;
-        token = await abortable(tokens.refresh(rejected), callSignal).catch((e: unknown) => {
-        throw callFailure(operationId, e, attempt, callSignal, deadline);
-      });
+        token = await tokens.refresh(token!, callSignal).catch((e: unknown) => {
+          throw callFailure(operationId, e, attempt, callSignal, deadline);
+        });
         continue;
       }
 
@@ -240,15 +355,27 @@ export function platformTransport(options: TransportOptions): TransportFetch {
         const wait = retryDelayMs(retries + 1, retryAfterMs(response.headers.get('retry-after')), options.retry);
         if (wait !== undefined) {
           report(observe, exchange, { status: response.status }, wait);
-          await response.body?.cancel();
+          await discard(response);
           retries += 1;
           await sleep(wait, callSignal).catch((e: unknown) => {
-        throw callFailure(operationId, e, attempt, callSignal, deadline);
-      });
+            throw callFailure(operationId, e, attempt, callSignal, deadline);
+          });
           continue;
         }
       }
+
+      try {
+        if (unbounded(response, maxResponseBytes, operationId)) response = await counted(response, maxResponseBytes, operationId);
+      } catch (error) {
+        await failed(error, exchange);
+        continue;
+      }
       report(observe, exchange, { status: response.status });
+      if (record) {
+        record.attempts = attempt;
+        record.callSignal = callSignal;
+        record.deadline = deadline;
+      }
       return response;
     }
   };

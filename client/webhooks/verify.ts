@@ -61,6 +61,12 @@ const sameSecret = (a: string, b: string) => timingSafeEqual(digest(a), digest(b
 
 /** Throws a CheckoutNotificationError unless the Basic header carries exactly these credentials. */
 export function verifyNotificationCredentials(headers: HeaderBag, credentials: NotificationCredentials): void {
+  // The platform stores neither an empty user nor an empty password (minLength 1 in the contract): an
+  // empty one here is a configuration left unset (an empty environment variable), which would accept
+  // `Basic Og==` from anyone. A TypeError, as a missing one: the receiver answers 500.
+  if (typeof credentials?.user !== 'string' || typeof credentials.password !== 'string' || credentials.user === '' || credentials.password === '') {
+    throw new TypeError('the notification credentials need a non-empty user and password (those configured with PATCH /technical-configurations)');
+  }
   const header = authorizationOf(headers);
   if (!header) throw new CheckoutNotificationError('missing_credentials', 'the notification carries no Authorization header');
   const match = /^basic\s+([A-Za-z0-9+/=_-]+)\s*$/i.exec(header);

@@ -23,7 +23,7 @@ export interface FlakyServer {
   failures: Map<string, Failure[]>;
   fail(path: string, ...failures: Failure[]): void;
   /** Payment links of the list, in list order. */
-  links: Array<{ payment_link_id: string; short_id: string; label: string; status: 'ACTIVE' | 'INACTIVE' }>;
+  links: Array<{ link_id: string; short_id: string; label: string; status: 'ACTIVE' | 'INACTIVE' }>;
   /** Delay before the real answer, in milliseconds. */
   delayMs: number;
   /** Events applied (by idempotency key), to prove a retried PATCH had one effect. */
@@ -42,7 +42,7 @@ async function bodyOf(req: IncomingMessage): Promise<string> {
 
 export function makeLinks(count: number, status: (i: number) => 'ACTIVE' | 'INACTIVE' = () => 'ACTIVE'): FlakyServer['links'] {
   return Array.from({ length: count }, (_, i) => ({
-    payment_link_id: `00000000-0000-4000-8000-${String(i + 1).padStart(12, '0')}`,
+    link_id: `00000000-0000-4000-8000-${String(i + 1).padStart(12, '0')}`,
     short_id: `L${String(i + 1).padStart(7, '0')}`,
     label: `link ${i + 1}`,
     status: status(i),

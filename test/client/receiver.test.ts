@@ -54,6 +54,18 @@ describe('checkoutNotificationReceiver', () => {
     expect(onError).toHaveBeenCalledWith(expect.objectContaining({ message: 'database down' }), notification);
   });
 
+  it('answers 500 to everyone when the configured user or password is empty (an unset environment variable), never 200', async () => {
+    for (const configured of [{ user: '', password: '' }, { user: 'loja', password: '' }, { user: '', password: 'x' }]) {
+      const handler = vi.fn(async () => {});
+      const app = express();
+      app.post('/', checkoutNotificationReceiver({ credentials: configured, onNotification: handler }));
+      const res = await deliver(app, notification, configured.user, configured.password);
+      expect(res.status).toBe(500); // Express's error handler: the receiver passed the TypeError on
+      expect(res.text).toContain('TypeError: the notification credentials need a non-empty user and password');
+      expect(handler).not.toHaveBeenCalled();
+    }
+  });
+
   it('answers 401 to wrong or missing credentials, without calling the handler', async () => {
     const handler = vi.fn(async () => {});
     const { app } = merchantApp(handler);

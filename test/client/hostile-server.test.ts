@@ -1,0 +1,287 @@
+// The client against a platform (or a proxy in front of it) that misbehaves: redirects to another
+// host, stalled or truncated answers, bodies too large to hold, tokens no header can carry, error
+// texts that quote the client secret, a server that ignores `page`; and calls the client must refuse
+// before sending: a signal already aborted, a protected call sent elsewhere than `baseUrl`, options
+// out of range. Each one ends in a PlatformError (or a TypeError for a programming error), never in
+// a raw fetch error, an unhandled rejection, or a secret sent or quoted where it should not be.
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { createPlatformClient, isPlatformError, TokenEndpointError, type PlatformClientOptions } from '../../client/index.ts';
+import { makeLinks, SELLER, startFlakyServer, type FlakyServer } from './flaky-server.ts';
+
+const SELLERS = '/dpy/payment-link/v1/sellers';
+const INTENT = '/dpy/web-checkout/v1/payment-intent';
+const TOKEN = '/authentication/oauth2/-core/access_token';
+const SECRET = 'demo-seller-secret';
+
+type Handler = (req: IncomingMessage, res: ServerResponse, body: string) => void;
+
+/** A server on 127.0.0.1 whose answer the test writes; it records what reached it. */
+async function hostile(handler: Handler) {
+  const seen: Array<{ method: string; path: string; body: string; authorization: string | undefined }> = [];
+  const server = createServer(async (req, res) => {
+    let body = '';
+    for await (const chunk of req) body += chunk;
+    seen.push({ method: req.method ?? '', path: new URL(req.url ?? '/', 'http://x').pathname, body, authorization: req.headers.authorization });
+    handler(req, res, body);
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  return { url, seen, close: () => new Promise<void>((resolve) => (server.closeAllConnections(), server.close(() => resolve()))) };
+}
+
+const token = (res: ServerResponse, accessToken: unknown = 'tok-1') =>
+  res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ access_token: accessToken, token_type: 'Bearer', expires_in: 3599 }));
+
+let servers: Array<{ close(): Promise<void> }> = [];
+let platform: FlakyServer;
+const unhandled: unknown[] = [];
+const onUnhandled = (reason: unknown) => unhandled.push(reason);
+
+beforeEach(async () => {
+  platform = await startFlakyServer();
+  servers = [platform];
+  unhandled.length = 0;
+  process.on('unhandledRejection', onUnhandled);
+});
+afterEach(async () => {
+  // A rejection nobody handled shows up a turn or two after the call.
+  await new Promise((resolve) => setTimeout(resolve, 20));
+  process.off('unhandledRejection', onUnhandled);
+  await Promise.all(servers.map((s) => s.close()));
+  expect(unhandled).toEqual([]);
+});
+
+async function serve(handler: Handler) {
+  const server = await hostile(handler);
+  servers.push(server);
+  return server;
+}
+
+const clientOf = (baseUrl: string, options: Partial<PlatformClientOptions> = {}) =>
+  createPlatformClient({ baseUrl, clientId: 'demo-seller-client', clientSecret: SECRET, retryBaseDelayMs: 5, ...options });
+
+const failureOf = (promise: Promise<unknown>) => promise.then(() => undefined, (e: unknown) => e);
+
+describe('a signal already aborted', () => {
+  it('rejects the call with an AbortError and sends nothing, even when the token endpoint would refuse', async () => {
+    const refusing = await serve((_req, res) => res.writeHead(401, { 'content-type': 'application/json' }).end('{"error_code":"invalid_client","message":"no","status_code":401}'));
+    const failure = await failureOf(clientOf(refusing.url).GET(SELLERS, { signal: AbortSignal.abort() }));
+    expect(failure).toMatchObject({ name: 'AbortError', code: 'aborted', operationId: 'getSeller', attempts: 0 });
+    expect(refusing.seen).toEqual([]);
+  });
+
+  it('rejects every call of a client whose own signal has aborted (a shutdown), without a token request', async () => {
+    const client = clientOf(platform.url, { signal: AbortSignal.abort() });
+    const failures = await Promise.all([failureOf(client.GET(SELLERS)), failureOf(client.GET(SELLERS))]);
+    for (const failure of failures) expect(failure).toMatchObject({ name: 'AbortError', code: 'aborted', attempts: 0 });
+    expect(platform.requests).toEqual([]);
+  });
+});
+
+describe('redirects are never followed', () => {
+  it('does not send the client secret where a 307 or 308 of the token endpoint points', async () => {
+    for (const status of [307, 308, 302]) {
+      const elsewhere = await serve((_req, res) => token(res, 'evil-token'));
+      const redirecting = await serve((_req, res) => res.writeHead(status, { location: `${elsewhere.url}${TOKEN}` }).end());
+      const failure = await failureOf(clientOf(redirecting.url).GET(SELLERS));
+      expect(failure).toBeInstanceOf(TokenEndpointError);
+      expect(failure).toMatchObject({ status, operationId: 'issueAccessToken' });
+      expect((failure as Error).message).toContain('a redirect, which the client never follows');
+      expect(elsewhere.seen).toEqual([]);
+      expect(redirecting.seen.map((s) => s.path)).toEqual([TOKEN]);
+    }
+  });
+
+  it('answers a redirected payment intent as a failure with its status, and sends its body nowhere else', async () => {
+    const elsewhere = await serve((_req, res) => res.writeHead(201, { 'content-type': 'application/json' }).end('{}'));
+    const redirecting = await serve((req, res) => {
+      if (req.url === TOKEN) return token(res);
+      res.writeHead(307, { location: `${elsewhere.url}${INTENT}`, 'content-type': 'application/json' }).end('{"message":"moved"}');
+    });
+    const result = await clientOf(redirecting.url).POST(INTENT, { body: { order_id: 'PED-1' } as never });
+    expect(result.response.status).toBe(307);
+    expect(result.failure).toMatchObject({ operationId: 'createPaymentIntent', status: 307, platformMessage: 'moved' });
+    expect(elsewhere.seen).toEqual([]);
+  });
+});
+
+describe('the token request', () => {
+  it('is ended once no call waits for it, so a stalled answer does not hold the calls after it', async () => {
+    let tokenRequests = 0;
+    const stalling = await serve((req, res) => {
+      if (req.url === TOKEN) {
+        tokenRequests += 1;
+        if (tokenRequests === 1) {
+          // Headers, then one byte a second: the body never ends within the test.
+          res.writeHead(200, { 'content-type': 'application/json' });
+          const drip = setInterval(() => res.write(' '), 1_000);
+          res.on('close', () => clearInterval(drip));
+          return;
+        }
+        return token(res, 'tok-2');
+      }
+      res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(SELLER));
+    });
+    const client = clientOf(stalling.url);
+    const first = await failureOf(client.GET(SELLERS, { timeoutMs: 200 }));
+    expect(first).toMatchObject({ name: 'TimeoutError', code: 'timeout', attempts: 0 });
+    const second = await client.GET(SELLERS, { timeoutMs: 2_000 });
+    expect(second.data).toEqual(SELLER);
+    expect(tokenRequests).toBe(2);
+    expect(stalling.seen.at(-1)?.authorization).toBe('Bearer tok-2');
+  });
+
+  it('refuses an access token no Authorization header can carry, without quoting it', async () => {
+    for (const accessToken of ['abc\r\nx-evil: 1', '', 'has space', 'nul\u0000']) {
+      const issuing = await serve((_req, res) => token(res, accessToken));
+      const failure = await failureOf(clientOf(issuing.url).GET(SELLERS));
+      expect(failure).toBeInstanceOf(TokenEndpointError);
+      expect((failure as Error).message).toContain('an access_token that is empty or not visible ASCII');
+      if (accessToken) expect((failure as Error).message).not.toContain(accessToken);
+      expect(issuing.seen.map((s) => s.path)).toEqual([TOKEN]);
+    }
+  });
+
+  it('takes the client secret out of an error answer that quotes it', async () => {
+    const echoing = await serve((_req, res, body) =>
+      res.writeHead(400, { 'content-type': 'application/json' }).end(JSON.stringify({ error_code: 'invalid_request', message: `cannot read ${body}`, status_code: 400 })),
+    );
+    const failure = (await failureOf(clientOf(echoing.url).GET(SELLERS))) as TokenEndpointError;
+    expect(failure).toBeInstanceOf(TokenEndpointError);
+    expect(echoing.seen[0]!.body).toContain(SECRET);
+    expect(failure.message).toContain('client_secret=[client secret]');
+    for (const text of [failure.message, failure.platformMessage, JSON.stringify(failure.body)]) expect(text).not.toContain(SECRET);
+  });
+});
+
+describe('answers read whole, within the time limits and maxResponseBytes', () => {
+  it('fails a call whose body was cut short with a PlatformConnectionError, and retries a GET whose chunked body was', async () => {
+    const cuts: Array<'declared' | 'chunked'> = ['declared', 'declared', 'chunked'];
+    const truncating = await serve((req, res) => {
+      if (req.url === TOKEN) return token(res);
+      const cut = cuts.shift();
+      if (cut) {
+        res.writeHead(200, { 'content-type': 'application/json', ...(cut === 'declared' ? { 'content-length': '100' } : {}) }).write('{"sell');
+        setTimeout(() => res.destroy(), 10);
+        return;
+      }
+      res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(SELLER));
+    });
+    const client = clientOf(truncating.url);
+    const intent = await failureOf(client.POST(INTENT, { body: { order_id: 'PED-1' } as never }));
+    expect(intent).toMatchObject({ name: 'ConnectionError', code: 'connection_error', operationId: 'createPaymentIntent', attempts: 1 });
+    expect(isPlatformError(intent)).toBe(true);
+    // A declared length is read by openapi-fetch after the exchange: the call fails, typed, unretried.
+    expect(await failureOf(client.GET(SELLERS))).toMatchObject({ name: 'ConnectionError', code: 'connection_error', operationId: 'getSeller', attempts: 1 });
+    // A chunked body is read inside the exchange: cut, it is retried like a dropped connection.
+    expect((await client.GET(SELLERS)).data).toEqual(SELLER);
+    expect(truncating.seen.filter((s) => s.path === SELLERS)).toHaveLength(3);
+  });
+
+  it('counts the exchanges before a body cut after a retried 503, with and without middleware', async () => {
+    let answers = 0;
+    const flaky = await serve((req, res) => {
+      if (req.url === TOKEN) return token(res);
+      answers += 1;
+      if (answers % 2 === 1) return res.writeHead(503, { 'content-type': 'application/json' }).end('{"message":"busy"}');
+      res.writeHead(200, { 'content-type': 'application/json', 'content-length': '100' }).write('{"sell');
+      setTimeout(() => res.destroy(), 10);
+    });
+    const client = clientOf(flaky.url);
+    expect(await failureOf(client.GET(SELLERS))).toMatchObject({ name: 'ConnectionError', code: 'connection_error', attempts: 2 });
+    client.use({ onRequest: ({ request }) => request });
+    expect(await failureOf(client.GET(SELLERS))).toMatchObject({ name: 'ConnectionError', code: 'connection_error', attempts: 2 });
+  });
+
+  it('ends a body that trickles, declared or chunked, with the call timeoutMs or the signal, as a PlatformConnectionError', async () => {
+    for (const declared of [true, false]) {
+      const trickling = await serve((req, res) => {
+        if (req.url === TOKEN) return token(res);
+        res.writeHead(200, { 'content-type': 'application/json', ...(declared ? { 'content-length': '1000' } : {}) }).write('{');
+        const drip = setInterval(() => res.write(' '), 50);
+        res.on('close', () => clearInterval(drip));
+      });
+      const client = clientOf(trickling.url, { maxRetries: 0 });
+      expect(await failureOf(client.GET(SELLERS, { timeoutMs: 300 }))).toMatchObject({ name: 'TimeoutError', code: 'timeout', attempts: 1 });
+      expect(await failureOf(client.GET(SELLERS, { signal: AbortSignal.timeout(300) }))).toMatchObject({ code: 'aborted', attempts: 1 });
+    }
+  });
+
+  it('refuses a body over maxResponseBytes, declared or streamed, without reading it whole', async () => {
+    const big = 'x'.repeat(64 * 1024);
+    let answers = 0;
+    const huge = await serve((req, res) => {
+      if (req.url === TOKEN) return token(res);
+      const declared = ++answers === 1; // the first answer declares its length, the second streams
+      res.writeHead(500, { 'content-type': 'text/html', ...(declared ? { 'content-length': String(big.length * 64) } : {}) });
+      const write = (left: number): void => {
+        if (left === 0 || res.destroyed) return void res.end();
+        if (res.write(big)) write(left - 1);
+        else res.once('drain', () => write(left - 1));
+      };
+      write(64);
+    });
+    const client = clientOf(huge.url, { maxResponseBytes: 1024 * 1024, maxRetries: 0 });
+    for (let call = 0; call < 2; call++) {
+      const failure = await failureOf(client.GET(SELLERS));
+      expect(failure).toMatchObject({ name: 'PlatformError', code: 'response_too_large', status: 500 });
+      expect((failure as Error).message).toContain('a body over 1048576 bytes');
+    }
+  });
+
+  it('quotes at most 300 characters of an error page in the message, and keeps the whole page as platformMessage', async () => {
+    const page = `<html>${'proxy error '.repeat(200_000)}</html>`;
+    const proxy = await serve((req, res) => (req.url === TOKEN ? token(res) : res.writeHead(502, { 'content-type': 'text/html' }).end(page)));
+    const result = await clientOf(proxy.url, { maxRetries: 0 }).GET(SELLERS);
+    expect(result.failure!.message.length).toBeLessThan(400);
+    expect(result.failure!.message).toContain(`(${page.length} characters)`);
+    expect(result.failure!.platformMessage).toBe(page);
+  });
+});
+
+describe('refused before sending', () => {
+  it('never sends the access token to a host other than baseUrl (a per-call baseUrl, a middleware rewrite)', async () => {
+    const elsewhere = await serve((_req, res) => res.writeHead(200, { 'content-type': 'application/json' }).end('{}'));
+    const client = clientOf(platform.url);
+    const perCall = await failureOf(client.GET(SELLERS, { baseUrl: elsewhere.url } as never));
+    expect(perCall).toMatchObject({ name: 'PlatformError', code: 'foreign_host', operationId: 'getSeller' });
+    client.use({ onRequest: ({ request }) => new Request(request.url.replace(platform.url, elsewhere.url), request) });
+    expect(await failureOf(client.GET(SELLERS))).toMatchObject({ code: 'foreign_host' });
+    expect(elsewhere.seen).toEqual([]);
+    // The public lookup carries no token: sent where it is asked to go.
+    const lookup = await client.GET('/dpy/payment-link/v1/payment-links/by-short-id/{short_id}', { params: { path: { short_id: 'Xk7pQ2aZ' } } });
+    expect(lookup.response.status).toBe(200);
+    expect(elsewhere.seen.map((s) => [s.path, s.authorization])).toEqual([['/dpy/payment-link/v1/payment-links/by-short-id/Xk7pQ2aZ', undefined]]);
+  });
+
+  it('refuses options out of range when the client is made, and per-call ones when the call is made', async () => {
+    for (const timeoutMs of [-1, 0, Number.NaN, 1e12]) {
+      expect(() => clientOf(platform.url, { timeoutMs })).toThrow(new TypeError(`timeoutMs must be a number of milliseconds from 1 to 2147483647 (got ${timeoutMs})`));
+    }
+    expect(() => clientOf(platform.url, { tokenSkewSeconds: Number.NaN })).toThrow(/tokenSkewSeconds must be a number >= 0/);
+    expect(() => clientOf(platform.url, { maxResponseBytes: -5 })).toThrow(/maxResponseBytes must be a number >= 0/);
+    expect(() => clientOf('https://user:pass@platform.example')).toThrow(/baseUrl must not carry a user name or password/);
+    const client = clientOf(platform.url);
+    expect(await failureOf(client.GET(SELLERS, { timeoutMs: Number.NaN }))).toEqual(new TypeError('timeoutMs of a call must be a number of milliseconds from 1 to 2147483647 (got NaN)'));
+    expect(await failureOf(client.GET(SELLERS, { maxRetries: -1 }))).toEqual(new TypeError('maxRetries of a call must be a number >= 0 (got -1)'));
+    expect(platform.requests).toEqual([]);
+  });
+});
+
+describe('allPaymentLinks', () => {
+  it('stops with invalid_answer when a server answers the same page again (page ignored), instead of yielding it to the total', async () => {
+    const links = makeLinks(300);
+    const ignoring = await serve((req, res) => {
+      if (req.url === TOKEN) return token(res);
+      res.writeHead(200, { 'content-type': 'application/json', 'x-total-count': '300' }).end(JSON.stringify(links.slice(0, 100)));
+    });
+    const yielded: unknown[] = [];
+    const failure = await failureOf((async () => {
+      for await (const link of clientOf(ignoring.url).allPaymentLinks()) yielded.push(link);
+    })());
+    expect(failure).toMatchObject({ code: 'invalid_answer', message: 'listPaymentLinks answered page 2 with the links of page 1: the page parameter was ignored' });
+    expect(yielded).toHaveLength(100);
+  });
+});
