@@ -148,6 +148,10 @@ export function createDeliveryWorker(options: DeliveryWorkerOptions) {
         now(),
       ),
     );
+    if (number === undefined) {
+      logger.info({ delivery_id: delivery.delivery_id }, 'merchant notification attempt not recorded: the delivery was removed meanwhile (a sandbox reset)');
+      return;
+    }
     logger.info(
       { delivery_id: delivery.delivery_id, attempt: number, status_code: outcome.statusCode, latency_ms: outcome.latencyMs, error: outcome.error },
       'merchant notification attempt',
