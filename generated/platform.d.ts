@@ -2197,7 +2197,12 @@ export interface components {
              *     a stored `notification` must be complete: `url`, `user_credentials.user` and
              *     `user_credentials.password` (`authentication_type` defaults to `user_credentials`); otherwise
              *     422 `validation_error` with one detail per missing field (e.g. `notification.url`). So the
-             *     first update of `notification` sends all three; later ones may send only what changes.
+             *     first update of `notification` sends all three; later ones may send only what changes, with
+             *     one exception. **Package decision (the password is write-only):** an update whose
+             *     `notification.url` differs from the stored one also sends `user_credentials.password`,
+             *     otherwise 422 `validation_error` (detail `notification.user_credentials.password`): the
+             *     stored password is never sent to an address it was not given with, so a leaked token cannot
+             *     redirect the notifications to learn it.
              */
             notification?: {
                 /**

@@ -67,6 +67,19 @@ export function incompleteNotificationViolations(c: StoredTechnicalConfiguration
   return required.filter(([, value]) => value === null).map(([field]) => fieldProblem(field, when));
 }
 
+/**
+ * Package decision (the password is write-only): an update that moves the notification to another
+ * URL sends the password again. Otherwise whoever holds a seller token for an hour could point the
+ * webhook at an address of theirs and receive the stored password in the next notification's Basic
+ * header, then forge notifications to the merchant's real receiver for as long as it stays valid.
+ */
+export function movedNotificationViolations(stored: StoredTechnicalConfiguration, update: TechnicalConfigurationUpdate): Problem[] {
+  const notification = update.notification;
+  const moved = notification?.url !== undefined && stored.notificationUrl !== null && notification.url !== stored.notificationUrl;
+  if (!moved || stored.notificationPassword === null || notification.user_credentials?.password !== undefined) return [];
+  return [fieldProblem('notification.user_credentials.password', 'is required when notification.url changes: the stored password is never sent to a new address')];
+}
+
 /** A notification URL sent in the update must be one this server may call (see notification-url.ts). */
 export async function notificationUrlViolations(
   update: TechnicalConfigurationUpdate,
@@ -140,7 +153,7 @@ export function technicalConfigurationService(store: Store, options: TechnicalCo
         await checkoutSellerOf(repository, sellerId);
         const stored = await repository.lockTechnicalConfiguration(sellerId, DEFAULT_TECHNICAL_CONFIGURATION);
         const merged = mergeTechnicalConfiguration(stored, update);
-        const problems = [...urlProblems, ...incompleteNotificationViolations(merged)];
+        const problems = [...urlProblems, ...movedNotificationViolations(stored, update), ...incompleteNotificationViolations(merged)];
         if (problems.length) throw validationError(problems);
         await repository.updateTechnicalConfiguration(sellerId, merged);
         return technicalConfigurationView(merged);

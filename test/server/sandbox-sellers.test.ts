@@ -282,6 +282,9 @@ describe.each(STORES)('sandbox sellers and payment links (%s)', (kind) => {
       const theirs = (await upload(server, other.token, PNG, 'image/png')).body.image_id;
       const link = await createLink(server, seller.sellerId, { products: [product({ image_id: mine })] });
       expect(link.products[0].image_id).toBe(mine);
+      // The same id in upper case is the same image, kept in the lower case uploads answer.
+      const upper = await createLink(server, seller.sellerId, { products: [product({ image_id: mine.toUpperCase() })] });
+      expect(upper.products[0].image_id).toBe(mine);
       const res = await server.http
         .post('/sandbox/v1/payment-links')
         .set('Authorization', ADMIN)

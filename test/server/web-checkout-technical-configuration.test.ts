@@ -199,6 +199,19 @@ describe.each(storesUnderTest())('updateTechnicalConfiguration on $name', ({ ope
       await unchanged('first', () => patch('first', body), validationError([{ field, message }]));
     });
 
+    it('answers a new notification URL without the password: the stored one never goes to an address it was not given with', async () => {
+      const moved = { notification: { url: 'https://collector.example/hook' } };
+      await unchanged('first', () => patch('first', moved), validationError([
+        { field: 'notification.user_credentials.password', message: 'is required when notification.url changes: the stored password is never sent to a new address' },
+      ]));
+      // The same URL again, or the user alone, needs no password; a new URL with its password is taken.
+      expect((await patch('first', { notification: { url: NOTIFICATION.url } })).status).toBe(200);
+      const withPassword = await patch('first', { notification: { url: 'https://collector.example/hook', user_credentials: { password: 'an0ther-Pass' } } });
+      expect(withPassword.status).toBe(200);
+      expect(await storedOf('first')).toMatchObject({ notificationUrl: 'https://collector.example/hook', notificationPassword: 'an0ther-Pass' });
+      expect((await patch('first', { notification: { ...NOTIFICATION, user_credentials: { ...NOTIFICATION.user_credentials, password: 'n0va-S3nha-Abr2026' } } })).status).toBe(200);
+    });
+
     it('answers a first notification without credentials, one detail per missing part', async () => {
       await unchanged('second', () => patch('second', { notification: { url: NOTIFICATION.url } }), validationError([
         { field: 'notification.user_credentials.user', message: 'is required when notification.url is set' },
@@ -213,6 +226,7 @@ describe.each(storesUnderTest())('updateTechnicalConfiguration on $name', ({ ope
     it('answers credentials inside the notification URL', async () => {
       await unchanged('first', () => patch('first', { notification: { url: 'https://user:pass@shop.example/hook' } }), validationError([
         { field: 'notification.url', message: 'must not contain credentials (user:password@); use notification.user_credentials' },
+        { field: 'notification.user_credentials.password', message: 'is required when notification.url changes: the stored password is never sent to a new address' },
       ]));
     });
 

@@ -59,9 +59,11 @@ export async function createSandboxPaymentLink(
   const expiration = input.expiration ? new Date(input.expiration) : (defaults?.expiration ?? null);
   checkExpirationAhead(expiration, now);
 
-  const imageIds = input.products.flatMap((p) => (p.image_id ? [p.image_id] : []));
+  // An image id is a UUID in any case; kept in the canonical lower case that uploads answer.
+  const products = input.products.map((p) => (p.image_id ? { ...p, image_id: p.image_id.toLowerCase() } : p));
+  const imageIds = products.flatMap((p) => (p.image_id ? [p.image_id] : []));
   const owned = await repository.sellerImageIds(seller.sellerId, imageIds);
-  const foreign = input.products.flatMap((p, i) => (p.image_id && !owned.has(p.image_id) ? [i] : []));
+  const foreign = products.flatMap((p, i) => (p.image_id && !owned.has(p.image_id) ? [i] : []));
   if (foreign.length) {
     throw validationError(foreign.map((i) => ({ location: 'body', pointer: `/products/${i}/image_id`, message: `products.${i}.image_id is not an image uploaded by this seller` })));
   }
@@ -75,7 +77,7 @@ export async function createSandboxPaymentLink(
     type: input.type,
     requestDeliveryAddress: input.request_delivery_address ?? defaults?.requestDeliveryAddress ?? false,
     shippingAmount: input.shipping_amount ?? 0,
-    products: input.products,
+    products,
     payment,
     currency,
     labelFolded: foldCase(input.label),
