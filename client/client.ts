@@ -14,7 +14,7 @@ import {
   type AccessTokenCache,
   type TokenEndpointForm,
 } from './token.ts';
-import { CALL_RECORD, connectionFailure, handOver, milliseconds, PendingRequest, platformTransport, type CallOptions, type CallRecord, type Fetch, type RequestObserver } from './transport.ts';
+import { CALL_RECORD, connectionFailure, handOver, MAX_TIMEOUT_MS, milliseconds, PendingRequest, platformTransport, type CallOptions, type CallRecord, type Fetch, type RequestObserver } from './transport.ts';
 
 export interface PlatformClientOptions {
   /**
@@ -106,7 +106,7 @@ function hostUrl(name: string, value: string): string {
     throw new TypeError(`${name} must be an absolute URL such as https://host.example (got ${JSON.stringify(value)})`);
   }
   if (url.protocol !== 'https:' && url.protocol !== 'http:') throw new TypeError(`${name} must be an http(s) URL`);
-  if (url.search || url.hash) throw new TypeError(`${name} must be a host (and path prefix), without query or fragment`);
+  if (url.search || url.hash || value.includes('?') || value.includes('#')) throw new TypeError(`${name} must be a host (and path prefix), without query or fragment`);
   // Credentials in the URL would reach error messages and the observer; the client authenticates itself.
   if (url.username || url.password) throw new TypeError(`${name} must not carry a user name or password (the client authenticates with clientId and clientSecret)`);
   // The paths already carry their area's base path: `https://host/dpy/payment-link/v1` would call
@@ -192,7 +192,7 @@ export function createPlatformClient(options: PlatformClientOptions): PlatformCl
     maxRetries: Math.floor(nonNegative('maxRetries', options.maxRetries, DEFAULT_MAX_RETRIES)),
     retry: {
       baseDelayMs: nonNegative('retryBaseDelayMs', options.retryBaseDelayMs, DEFAULT_RETRY_BASE_DELAY_MS),
-      maxDelayMs: nonNegative('retryMaxDelayMs', options.retryMaxDelayMs, DEFAULT_RETRY_MAX_DELAY_MS),
+      maxDelayMs: Math.min(nonNegative('retryMaxDelayMs', options.retryMaxDelayMs, DEFAULT_RETRY_MAX_DELAY_MS), MAX_TIMEOUT_MS),
     },
     observe: options.observe,
     maxResponseBytes: nonNegative('maxResponseBytes', options.maxResponseBytes, DEFAULT_MAX_RESPONSE_BYTES),

@@ -145,10 +145,14 @@ export function isPlatformError(value: unknown): value is PlatformError {
 /** The most of an answer's text a message quotes (a proxy's error page can be megabytes; `platformMessage` keeps it whole). */
 const QUOTED_CHARACTERS = 300;
 
+/** An answer's text as a message quotes it: at most QUOTED_CHARACTERS, then how long it was. */
+export function quoted(text: string): string {
+  return text.length > QUOTED_CHARACTERS ? `${text.slice(0, QUOTED_CHARACTERS)}… (${text.length} characters)` : text;
+}
+
 function describe(operationId: string | undefined, status: number | undefined, code: string | undefined, text: string | undefined): string {
   const what = operationId ?? 'request';
-  const quoted = text !== undefined && text.length > QUOTED_CHARACTERS ? `${text.slice(0, QUOTED_CHARACTERS)}… (${text.length} characters)` : text;
-  const reason = [code, quoted].filter(Boolean).join(': ') || 'no error body';
+  const reason = quoted([code, text].filter(Boolean).join(': ')) || 'no error body';
   return status === undefined ? `${what} failed, ${reason}` : `${what} answered ${status}, ${reason}`;
 }
 
@@ -184,7 +188,7 @@ export class PlatformApiError<Body = unknown> extends PlatformError {
     const platformMessage = platformErrorText(body);
     // The problems of a 400 or 422 in the message too: "... Invalid request (query.limit: must be <= 100)".
     const problems = problemsSummary(body);
-    const named = problems === undefined || problems === platformMessage ? '' : ` (${problems})`;
+    const named = problems === undefined || problems === platformMessage ? '' : ` (${quoted(problems)})`;
     super({ operationId, status, code, platformMessage }, describe(operationId, status, code, platformMessage) + named);
     this.body = body;
     this.retryAfterMs = retryAfterMs;

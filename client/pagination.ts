@@ -66,28 +66,25 @@ export function paymentLinkPages(client: { GET: unknown }): PaymentLinkPages {
 
   async function* allPaymentLinks(filters: PaymentLinkFilters = {}, options: CallOptions = {}): AsyncGenerator<PaymentLink, void, undefined> {
     const limit = filters.limit ?? ITERATOR_LIMIT;
-    let seen = 0;
-    let previousFirst: string | undefined;
+    // Links received count towards the total, links yielded are each yielded once: an insertion that
+    // shifts a link onto the next page does not yield it twice, and a server that ignores `page`
+    // (every page the same) ends at the total having yielded each link once.
+    let received = 0;
+    const yielded = new Set<string>();
     for (let page = 1; ; page++) {
       const answer = await listPaymentLinks({ ...filters, limit, page }, options);
-      // A full page starting with the link the previous one started with is the same page again (a
-      // server or proxy that ignores `page`): stop rather than yield it until the total.
-      const first = answer.links[0]?.link_id;
-      if (first !== undefined && first === previousFirst) {
-        throw new PlatformError(
-          { operationId: 'listPaymentLinks', status: 200, code: 'invalid_answer', platformMessage: undefined },
-          `listPaymentLinks answered page ${page} with the links of page ${page - 1}: the page parameter was ignored`,
-        );
-      }
-      previousFirst = first;
       for (const link of answer.links) {
         // Never past the total, even if a page answers more than it counts.
-        if (seen >= answer.total) return;
-        seen += 1;
+        if (received >= answer.total) return;
+        received += 1;
+        if (link.link_id !== undefined) {
+          if (yielded.has(link.link_id)) continue;
+          yielded.add(link.link_id);
+        }
         yield link;
       }
       // Done at the total, or at a short or empty page (links removed while iterating).
-      if (seen >= answer.total || answer.links.length < limit) return;
+      if (received >= answer.total || answer.links.length < limit) return;
     }
   }
 

@@ -2,7 +2,7 @@
 // until shortly before `expires_in` runs out, and fetched by one request however many calls wait.
 import type { Client } from 'openapi-fetch';
 import type { paths } from '@payment-platform/contract/types';
-import { isOAuthError, isTokenError, PlatformError, type OAuthError, type TokenError } from './errors.ts';
+import { isOAuthError, isTokenError, PlatformError, quoted, type OAuthError, type TokenError } from './errors.ts';
 
 /** The two token endpoint forms of the contract. */
 export type TokenEndpointForm =
@@ -30,12 +30,12 @@ export class TokenEndpointError extends PlatformError {
   declare readonly status: number;
   readonly body: TokenError | OAuthError | undefined;
 
-  constructor(form: TokenEndpointForm, status: number, body: unknown, options: { problem?: string; secret?: string } = {}) {
-    const shaped = withoutSecret(isTokenError(body) ? body : isOAuthError(body) ? body : undefined, options.secret);
+  constructor(form: TokenEndpointForm, status: number, body: unknown, options: { problem?: string; secret?: string; clientId?: string } = {}) {
+    const shaped = withoutSecret(isTokenError(body) ? body : isOAuthError(body) ? body : undefined, options.secret, options.clientId);
     const code = isTokenError(shaped) ? shaped.error_code : isOAuthError(shaped) ? shaped.error : undefined;
     const platformMessage = isTokenError(shaped) ? shaped.message : isOAuthError(shaped) ? shaped.error_description : undefined;
     const redirect = status >= 300 && status < 400 ? 'a redirect, which the client never follows (give it the token host itself as authUrl)' : undefined;
-    const reason = code !== undefined ? `${code}: ${platformMessage}` : (options.problem ?? redirect ?? 'no token in the answer');
+    const reason = code !== undefined ? quoted(`${code}: ${platformMessage}`) : (options.problem ?? redirect ?? 'no token in the answer');
     const operationId = form === 'form' ? 'issueAccessToken' : 'issueAccessTokenWithBasicAuth';
     super({ operationId, status, code, platformMessage }, `token endpoint (${form === 'form' ? 'credentials in the form' : 'Basic credentials'}) answered ${status}, ${reason}`);
     this.form = form;
@@ -44,16 +44,20 @@ export class TokenEndpointError extends PlatformError {
 }
 
 /**
- * The error body with the client secret taken out of its texts: a token endpoint (or a proxy in front
- * of it) that quotes the request back would otherwise put the secret into messages that get logged.
+ * The error body with the client secret taken out of its texts, at any depth, in the spellings the
+ * client sends it (as it is, form-encoded, inside the Basic header's base64): a token endpoint (or a
+ * proxy in front of it) that quotes the request back would otherwise put it into messages that get logged.
  */
-function withoutSecret<T extends TokenError | OAuthError | undefined>(body: T, secret: string | undefined): T {
+function withoutSecret<T extends TokenError | OAuthError | undefined>(body: T, secret: string | undefined, clientId = ''): T {
   if (!body || !secret) return body;
-  const copy: Record<string, unknown> = { ...body };
-  for (const [key, value] of Object.entries(copy)) {
-    if (typeof value === 'string' && value.includes(secret)) copy[key] = value.split(secret).join('[client secret]');
-  }
-  return copy as T;
+  const spellings = [secret, new URLSearchParams({ s: secret }).toString().slice(2), encodeURIComponent(secret), Buffer.from(`${clientId}:${secret}`).toString('base64')];
+  const clean = (value: unknown): unknown => {
+    if (typeof value === 'string') return spellings.reduce((text, spelling) => text.split(spelling).join('[client secret]'), value);
+    if (Array.isArray(value)) return value.map(clean);
+    if (value && typeof value === 'object') return Object.fromEntries(Object.entries(value).map(([key, inner]) => [key, clean(inner)]));
+    return value;
+  };
+  return clean(body) as T;
 }
 
 export function isTokenEndpointError(value: unknown): value is TokenEndpointError {
@@ -98,7 +102,7 @@ function issued(status: number, form: TokenEndpointForm, data: unknown, secret: 
  */
 export async function requestAccessToken(client: Client<paths>, credentials: ClientCredentials, signal?: AbortSignal): Promise<IssuedToken> {
   const formHeader = { 'content-type': 'application/x-www-form-urlencoded' };
-  const secret = { secret: credentials.clientSecret };
+  const secret = { secret: credentials.clientSecret, clientId: credentials.clientId };
   if (credentials.form === 'form') {
     const { data, error, response } = await client.POST('/authentication/oauth2/-core/access_token', {
       headers: formHeader,

@@ -149,7 +149,7 @@ export function milliseconds(name: string, value: unknown): number | undefined {
 /** A retry count option: absent, or a number >= 0 (floored); anything else is a TypeError. */
 export function retryCount(name: string, value: unknown): number | undefined {
   if (value === undefined) return undefined;
-  if (typeof value !== 'number' || Number.isNaN(value) || value < 0) throw new TypeError(`${name} must be a number >= 0 (got ${String(value)})`);
+  if (typeof value !== 'number' || !Number.isFinite(value) || value < 0) throw new TypeError(`${name} must be a number >= 0 (got ${String(value)})`);
   return Math.floor(value);
 }
 
@@ -176,6 +176,9 @@ function unbounded(response: Response, limit: number, operationId: string | unde
   if (response.body === null || NULL_BODY_STATUSES.has(status) || status < 200 || status > 599) return false;
   const declared = response.headers.get('content-length');
   if (declared === null || !/^\d+$/.test(declared)) return true;
+  // A compressed body's length is not what fetch hands on: 100 bytes of brotli can decode to 48 MiB.
+  const encoding = response.headers.get('content-encoding');
+  if (encoding !== null && encoding.trim().toLowerCase() !== 'identity') return true;
   if (Number(declared) <= limit) return false;
   void discard(response);
   throw tooLarge(operationId, status, limit);
@@ -200,7 +203,9 @@ async function counted(response: Response, limit: number, operationId: string | 
     }
     chunks.push(value);
   }
-  return new Response(Buffer.concat(chunks, size), { status: response.status, statusText: response.statusText, headers: response.headers });
+  const whole = new Response(Buffer.concat(chunks, size), { status: response.status, statusText: response.statusText, headers: response.headers });
+  Object.defineProperty(whole, 'url', { value: response.url });
+  return whole;
 }
 
 /** A failure without an answer that another attempt may cure: the network, or one exchange's timeout. */
