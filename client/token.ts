@@ -84,13 +84,13 @@ function parsed(text: unknown): unknown {
 /** An access token the client can send: visible ASCII, as an RFC 6750 bearer token is (no space, no control character). */
 const SENDABLE_TOKEN = /^[\x21-\x7e]+$/;
 
-function issued(status: number, form: TokenEndpointForm, data: unknown, secret: string): IssuedToken {
+function issued(status: number, form: TokenEndpointForm, data: unknown): IssuedToken {
   const token = data as { access_token?: unknown; expires_in?: unknown } | undefined;
   if (typeof token?.access_token !== 'string' || typeof token.expires_in !== 'number') {
     throw new TokenEndpointError(form, status, undefined);
   }
   if (!SENDABLE_TOKEN.test(token.access_token)) {
-    throw new TokenEndpointError(form, status, undefined, { problem: 'an access_token that is empty or not visible ASCII, which no Authorization header can carry', secret });
+    throw new TokenEndpointError(form, status, undefined, { problem: 'an access_token that is empty or not visible ASCII, which no Authorization header can carry' });
   }
   return { accessToken: token.access_token, expiresInSeconds: token.expires_in };
 }
@@ -116,7 +116,7 @@ export async function requestAccessToken(client: Client<paths>, credentials: Cli
       signal,
     });
     if (error !== undefined || !response.ok) throw new TokenEndpointError('form', response.status, error, secret);
-    return issued(response.status, 'form', parsed(data), credentials.clientSecret);
+    return issued(response.status, 'form', parsed(data));
   }
   const basic = Buffer.from(`${credentials.clientId}:${credentials.clientSecret}`).toString('base64');
   const { data, error, response } = await client.POST('/authentication/oauth2/access_token', {
@@ -126,7 +126,7 @@ export async function requestAccessToken(client: Client<paths>, credentials: Cli
     signal,
   });
   if (error !== undefined || !response.ok) throw new TokenEndpointError('basic', response.status, error, secret);
-  return issued(response.status, 'basic', parsed(data), credentials.clientSecret);
+  return issued(response.status, 'basic', parsed(data));
 }
 
 export interface AccessTokenCache {

@@ -185,7 +185,7 @@ function unbounded(response: Response, limit: number, operationId: string | unde
 }
 
 /**
- * A body without a length (chunked), read here and counted, within the exchange's time limit and
+ * A body without a length (chunked) or compressed, read here and counted, within the exchange's time limit and
  * signal (they bound the body too): a failure while reading it is the exchange's failure, retried
  * like one. The answer is given back as a Response of the bytes read.
  */
@@ -317,15 +317,19 @@ export function platformTransport(options: TransportOptions): TransportFetch {
     // A failure without an answer, or while reading it: another attempt when the operation is safe
     // to repeat and the failure may pass (resolves after the wait), else the call's failure (throws).
     type Exchange = Parameters<typeof report>[1];
+    // The wait before a retry, counted; an abort or the deadline during it is the call's failure.
+    const pause = (wait: number, attempt: number): Promise<void> => {
+      retries += 1;
+      return sleep(wait, callSignal).catch((e: unknown) => {
+        throw callFailure(operationId, e, attempt, callSignal, deadline);
+      });
+    };
     const failed = async (error: unknown, exchange: Exchange): Promise<void> => {
       const again = !callSignal?.aborted && transient(error) && retries < maxRetries;
       const wait = again ? retryDelayMs(retries + 1, undefined, options.retry) : undefined;
       report(observe, exchange, { error: error instanceof Error ? error.name : 'Error' }, wait);
       if (wait === undefined) throw callFailure(operationId, error, exchange.attempt, callSignal, deadline);
-      retries += 1;
-      await sleep(wait, callSignal).catch((e: unknown) => {
-        throw callFailure(operationId, e, exchange.attempt, callSignal, deadline);
-      });
+      await pause(wait, exchange.attempt);
     };
     for (let attempt = 1; ; attempt++) {
       if (tokens && token === undefined) token = tokens.cached() ?? (await tokens.get(callSignal).catch((e: unknown) => {
@@ -361,10 +365,7 @@ export function platformTransport(options: TransportOptions): TransportFetch {
         if (wait !== undefined) {
           report(observe, exchange, { status: response.status }, wait);
           await discard(response);
-          retries += 1;
-          await sleep(wait, callSignal).catch((e: unknown) => {
-            throw callFailure(operationId, e, attempt, callSignal, deadline);
-          });
+          await pause(wait, attempt);
           continue;
         }
       }
