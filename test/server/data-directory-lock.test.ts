@@ -261,7 +261,10 @@ it('is removed when the sandbox process exits, and a killed one blocks the direc
   const dataDir = join(root, 'process');
   const env = { PORT: '0', HOST: '127.0.0.1', DATA_DIR: dataDir, API_SPEC: AUTH_BUNDLE, LOG_LEVEL: 'warn', DATABASE_URL: '' };
   const start = async () => {
-    const started = await startProcess(`${ROOT}node_modules/.bin/tsx`, ['server/main.ts'], /listening on http:\/\/\S+/, { cwd: ROOT, env });
+    // One process with tsx's loader, not the tsx launcher: the launcher relays a SIGTERM to its child and,
+    // when the child has not answered within 30 ms (a loaded machine), kills it and exits 143 itself,
+    // which this test would read as the sandbox's own exit code.
+    const started = await startProcess(process.execPath, ['--import', 'tsx', 'server/main.ts'], /listening on http:\/\/\S+/, { cwd: ROOT, env });
     onTestFinished(() => started.stop()); // also when an assertion fails midway: no server left running
     return started;
   };
