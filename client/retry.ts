@@ -5,6 +5,7 @@
 // method, the token host, and the operationIds whose contract makes a repeat harmless.
 import type { OperationId } from '@payment-platform/contract/operations';
 import type { Route } from './contract.ts';
+import { whenAborted } from './abort-listeners.ts';
 
 /**
  * Operations whose contract description makes a repeat harmless, and why. Keyed by the contract's
@@ -76,14 +77,15 @@ export function sleep(ms: number, signal: AbortSignal | undefined): Promise<void
   if (signal?.aborted) return Promise.reject(signal.reason);
   if (ms <= 0) return Promise.resolve();
   return new Promise((resolve, reject) => {
-    const onAbort = () => {
-      clearTimeout(timer);
-      reject(signal!.reason);
-    };
     const timer = setTimeout(() => {
-      signal?.removeEventListener('abort', onAbort);
+      stopWaiting?.();
       resolve();
     }, ms);
-    signal?.addEventListener('abort', onAbort, { once: true });
+    const stopWaiting = signal
+      ? whenAborted(signal, () => {
+          clearTimeout(timer);
+          reject(signal.reason);
+        })
+      : undefined;
   });
 }

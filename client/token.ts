@@ -3,6 +3,7 @@
 import type { Client } from 'openapi-fetch';
 import type { paths } from '@payment-platform/contract/types';
 import { isOAuthError, isTokenError, PlatformError, quoted, type OAuthError, type TokenError } from './errors.ts';
+import { whenAborted } from './abort-listeners.ts';
 
 /** The two token endpoint forms of the contract. */
 export type TokenEndpointForm =
@@ -189,7 +190,7 @@ export function createAccessTokenCache(
       const leave = () => {
         if (left) return false;
         left = true;
-        signal?.removeEventListener('abort', onAbort);
+        stopWaiting?.();
         flight.waiters -= 1;
         return true;
       };
@@ -202,7 +203,7 @@ export function createAccessTokenCache(
           flight.controller.abort(new DOMException('no call waits for this token any more', 'AbortError'));
         }
       };
-      signal?.addEventListener('abort', onAbort, { once: true });
+      const stopWaiting = signal ? whenAborted(signal, onAbort) : undefined;
       flight.promise.then(
         (token) => leave() && resolve(token),
         (error: unknown) => leave() && reject(error),

@@ -114,7 +114,10 @@ export interface paths {
          *     whatever its status (`ACTIVE`, `INACTIVE` or `EXPIRED`, evaluated at the time of the call) so
          *     that the page can tell the customer why it cannot pay; 404 `payment_link_not_found` only when no
          *     link has this short id. The short id is matched exactly (case-sensitive); any value that matches
-         *     no link, however malformed, answers 404, never 400.
+         *     no link answers 404, never 400 (this operation documents no 400). A value outside the
+         *     parameter's schema (longer than 32 characters, or not text) can name no link: the reference
+         *     sandbox answers it 404 `not_found`, while a tool that validates requests against this contract
+         *     (a validating proxy) may refuse it before it reaches the platform.
          */
         get: operations["getPaymentLinkByShortId"];
         put?: never;
@@ -4754,7 +4757,7 @@ export interface operations {
                 /**
                  * @description Public short identifier of the link (opaque; 8 characters `[A-Za-z0-9]` in the reference
                  *     sandbox). **Package decision (the seed gives no length):** at most 32 characters; a longer
-                 *     value matches no link and answers 404 (`not_found`), never 400.
+                 *     value names no link (the reference sandbox answers 404 `not_found`, not 400).
                  * @example Xk7pQ2aZ
                  */
                 short_id: string & components["schemas"]["Text"];

@@ -4,11 +4,13 @@
 // before sending: a signal already aborted, a protected call sent elsewhere than `baseUrl`, options
 // out of range. Each one ends in a PlatformError (or a TypeError for a programming error), never in
 // a raw fetch error, an unhandled rejection, or a secret sent or quoted where it should not be.
+import { getEventListeners } from 'node:events';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import { brotliCompressSync } from 'node:zlib';
 import type { AddressInfo } from 'node:net';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createPlatformClient, isPlatformError, TokenEndpointError, type PlatformClientOptions } from '../../client/index.ts';
+import { sleep } from '../../client/retry.ts';
 import { makeLinks, SELLER, startFlakyServer, type FlakyServer } from './flaky-server.ts';
 
 const SELLERS = '/dpy/payment-link/v1/sellers';
@@ -78,6 +80,71 @@ describe('a signal already aborted', () => {
     const failures = await Promise.all([failureOf(client.GET(SELLERS)), failureOf(client.GET(SELLERS))]);
     for (const failure of failures) expect(failure).toMatchObject({ name: 'AbortError', code: 'aborted', attempts: 0 });
     expect(platform.requests).toEqual([]);
+  });
+});
+
+describe('a client-wide signal shared by many calls', () => {
+  const abortListeners = (signal: AbortSignal) => getEventListeners(signal, 'abort').length;
+  /** The MaxListenersExceededWarnings emitted while `run` runs (Node emits a warning on a later tick). */
+  async function warningsDuring(run: () => Promise<void>) {
+    const warnings: string[] = [];
+    const onWarning = (warning: Error) => warnings.push(`${warning.name}: ${warning.message}`);
+    process.on('warning', onWarning);
+    try {
+      await run();
+      await new Promise((resolve) => setTimeout(resolve, 10));
+    } finally {
+      process.off('warning', onWarning);
+    }
+    return warnings.filter((w) => w.startsWith('MaxListenersExceededWarning'));
+  }
+  const slowToken = () =>
+    serve((req, res) => {
+      if (req.url === TOKEN) return void setTimeout(() => token(res), 150);
+      res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(SELLER));
+    });
+
+  it('keeps one abort listener on it while 30 calls wait for one token, and no MaxListenersExceededWarning', async () => {
+    const server = await slowToken();
+    const controller = new AbortController();
+    const client = clientOf(server.url, { signal: controller.signal });
+    const warnings = await warningsDuring(async () => {
+      const calls = Promise.all(Array.from({ length: 30 }, () => client.GET(SELLERS)));
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      expect(abortListeners(controller.signal)).toBe(1);
+      const answers = await calls;
+      expect(answers.map((a) => [a.response.status, a.data])).toEqual(Array(30).fill([200, SELLER]));
+    });
+    expect(warnings).toEqual([]);
+    expect(server.seen.filter((r) => r.path === TOKEN)).toHaveLength(1);
+  });
+
+  it('ends all 30 waiting calls when it aborts, as AbortErrors, and leaves no listener on it', async () => {
+    const server = await slowToken();
+    const controller = new AbortController();
+    const client = clientOf(server.url, { signal: controller.signal });
+    const warnings = await warningsDuring(async () => {
+      const failures = Promise.all(Array.from({ length: 30 }, () => failureOf(client.GET(SELLERS))));
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      controller.abort();
+      for (const failure of await failures) expect(failure).toMatchObject({ name: 'AbortError', code: 'aborted', operationId: 'getSeller', attempts: 0 });
+    });
+    expect(warnings).toEqual([]);
+    expect(server.seen.filter((r) => r.path === SELLERS)).toEqual([]);
+    expect(abortListeners(controller.signal)).toBe(0);
+  });
+
+  it('keeps one abort listener for 30 pauses before a retry, rejects them all with its reason, and stops listening when they end', async () => {
+    const controller = new AbortController();
+    const pauses = Array.from({ length: 30 }, () => sleep(20, controller.signal));
+    expect(abortListeners(controller.signal)).toBe(1);
+    await Promise.all(pauses);
+    expect(abortListeners(controller.signal)).toBe(0);
+    const reason = new Error('shutting down');
+    const aborted = Array.from({ length: 30 }, () => failureOf(sleep(10_000, controller.signal)));
+    controller.abort(reason);
+    expect(await Promise.all(aborted)).toEqual(Array(30).fill(reason));
+    expect(abortListeners(controller.signal)).toBe(0);
   });
 });
 
