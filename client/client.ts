@@ -179,6 +179,24 @@ function nonNegative(name: string, value: number | undefined, fallback: number):
   return value;
 }
 
+/** The per-call options the transport reads on a Request (openapi-fetch copies them onto its own). */
+const CARRIED = ['timeoutMs', 'maxRetries', CALL_RECORD] as const;
+
+/**
+ * The last middleware of a call that runs middleware: a middleware may return a new Request, which
+ * lacks the per-call options openapi-fetch copied onto the first one; they are copied onto it again,
+ * so that `timeoutMs`, `maxRetries` and the call's record still reach the transport.
+ */
+function carryOptions(init: Record<string, unknown>) {
+  return {
+    onRequest({ request }: { request: Request }) {
+      const target = request as unknown as Record<string, unknown>;
+      for (const key of CARRIED) if (init[key] !== undefined && !(key in target)) target[key] = init[key];
+      return undefined;
+    },
+  };
+}
+
 export function createPlatformClient(options: PlatformClientOptions): PlatformClient {
   const baseUrl = hostUrl('baseUrl', options.baseUrl);
   const authUrl = hostUrl('authUrl', options.authUrl ?? options.baseUrl);
@@ -221,7 +239,11 @@ export function createPlatformClient(options: PlatformClientOptions): PlatformCl
   /** Runs a call of openapi-fetch with its CallRecord reaching the transport (see CALL_RECORD). */
   const recorded = (init: unknown, record: CallRecord, call: (base: typeof pending, init: unknown) => Promise<Result>): Promise<Result> => {
     const base = baseOf(init);
-    if (base !== pending) return call(base, { ...(init as object), [CALL_RECORD]: record });
+    if (base !== pending) {
+      const carried: Record<string, unknown> & { middleware?: unknown[] } = { ...(init as object), [CALL_RECORD]: record };
+      carried.middleware = [...(carried.middleware ?? []), carryOptions(carried)];
+      return call(base, carried);
+    }
     handOver(record);
     try {
       return call(base, init);

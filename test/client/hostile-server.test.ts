@@ -148,6 +148,51 @@ describe('a client-wide signal shared by many calls', () => {
   });
 });
 
+describe('a middleware that returns a new Request', () => {
+  const rebuild = { onRequest: ({ request }: { request: Request }) => new Request(request, { headers: { ...Object.fromEntries(request.headers), 'x-added': 'yes' } }) };
+
+  it('keeps the per-call timeoutMs and maxRetries, registered with use or given per call', async () => {
+    let answers = 0;
+    const server = await serve((req, res) => {
+      if (req.url === TOKEN) return token(res);
+      answers += 1;
+      if (req.headers['x-added'] !== 'yes') return res.writeHead(400).end();
+      if (req.url === SELLERS) return res.writeHead(503, { 'content-type': 'application/json' }).end('{"message":"busy"}');
+      // The payment links list stalls: only the call's own timeoutMs ends it.
+    });
+    const registered = clientOf(server.url);
+    registered.use(rebuild);
+    for (const call of [
+      (timeoutMs: number) => registered.GET('/dpy/payment-link/v1/payment-links', { timeoutMs }),
+      (timeoutMs: number) => clientOf(server.url).GET('/dpy/payment-link/v1/payment-links', { timeoutMs, middleware: [rebuild] }),
+    ]) {
+      const started = Date.now();
+      expect(await failureOf(call(200))).toMatchObject({ name: 'TimeoutError', code: 'timeout', operationId: 'listPaymentLinks', attempts: 1 });
+      expect(Date.now() - started).toBeLessThan(5_000);
+    }
+    answers = 0;
+    const once = await registered.GET(SELLERS, { maxRetries: 0 });
+    expect([once.response.status, answers]).toEqual([503, 1]);
+    answers = 0;
+    const perCall = await clientOf(server.url).GET(SELLERS, { maxRetries: 0, middleware: [rebuild] });
+    expect([perCall.response.status, answers]).toEqual([503, 1]);
+  });
+
+  it('still counts the exchanges of a call whose body fails after a retry', async () => {
+    let answers = 0;
+    const server = await serve((req, res) => {
+      if (req.url === TOKEN) return token(res);
+      answers += 1;
+      if (answers === 1) return res.writeHead(503, { 'content-type': 'application/json' }).end('{"message":"busy"}');
+      res.writeHead(200, { 'content-type': 'application/json', 'content-length': '100' }).write('{"sell');
+      setTimeout(() => res.destroy(), 10);
+    });
+    const client = clientOf(server.url);
+    client.use(rebuild);
+    expect(await failureOf(client.GET(SELLERS))).toMatchObject({ name: 'ConnectionError', code: 'connection_error', attempts: 2 });
+  });
+});
+
 describe('redirects are never followed', () => {
   it('does not send the client secret where a 307 or 308 of the token endpoint points', async () => {
     for (const status of [307, 308, 302]) {
