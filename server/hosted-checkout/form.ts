@@ -1,6 +1,7 @@
 // The payment form of a hosted page: the method, card and installments chosen (checked against what
 // the page offers), the buyer and the addresses of a link page, within the contract's limits.
 import type { CheckoutNotification } from '../http/contract.ts';
+import { isEmail } from '../http/formats.ts';
 import type { PaymentMethods } from '../payment-link/payment-methods.ts';
 import { DOCUMENT_TYPES_BY_COUNTRY } from '../web-checkout/service.ts';
 import { cardOfForm, type TypedCard } from './card.ts';
@@ -75,12 +76,16 @@ export function addressOfForm(form: Form, prefix: string, country: string): Chec
   };
 }
 
+const NAME_MAX = 120;
+
 /** The buyer of a link page: the checkout customer (customer_id = the document digits), checked. */
 export function buyerOfForm(form: Form, country: string): CheckoutCustomer {
   const first = field(form, 'first_name', 60, 'First name')!;
   const last = field(form, 'last_name', 60, 'Last name')!;
+  // The contract's `name` (at most 120 characters) is both, with a space between.
+  if (first.length + 1 + last.length > NAME_MAX) throw new PageError(422, 'form', `First and last name together have at most ${NAME_MAX - 1} characters.`);
   const email = field(form, 'email', 120, 'E-mail')!;
-  if (!/^[^\s@]+@[^\s@]+\.[^\s@]+$/.test(email)) throw new PageError(422, 'form', 'The e-mail address is not valid.');
+  if (!isEmail(email)) throw new PageError(422, 'form', 'The e-mail address is not valid.');
   const types = DOCUMENT_TYPES_BY_COUNTRY[country] ?? [];
   const documentType = String(form.document_type ?? types[0] ?? '');
   if (!types.includes(documentType)) throw new PageError(422, 'form', `The document type must be one of ${types.join(', ')}.`);

@@ -15,6 +15,9 @@ type Frontend = NonNullable<CheckoutNotification['frontend']>;
 /** The hosted checkout front end's version, sent as `frontend.application_version`. */
 export const HOSTED_CHECKOUT_VERSION = '1.0.0';
 
+/** `frontend.time_page` is an int32 of the contract: a larger count from the page is left out. */
+const INT32_MAX = 2_147_483_647;
+
 const bounded = (value: unknown, max: number) => (typeof value === 'string' && value.trim() !== '' && value.length <= max ? value.trim() : undefined);
 
 /** What the page's script reports (hidden fields) plus what the server sees (address, IP). */
@@ -24,7 +27,7 @@ export function frontendOfForm(form: Record<string, unknown>, facts: { link: str
   const locale = bounded(form.locale, 35);
   return {
     link: facts.link,
-    ...(Number.isSafeInteger(seconds) && seconds >= 0 ? { time_page: seconds } : {}),
+    ...(Number.isInteger(seconds) && seconds >= 0 && seconds <= INT32_MAX ? { time_page: seconds } : {}),
     sales_channel: 'WEB',
     application_version: HOSTED_CHECKOUT_VERSION,
     card_pasted: form.card_pasted === 'true',

@@ -23,7 +23,30 @@ const HEADINGS: Record<PageError['kind'], string> = {
   inactive: 'Not available',
   form: 'Check your details',
   cross_site: 'Not sent from this page',
+  unreadable: 'Could not read this request',
+  failed: 'Something went wrong',
 };
+
+/**
+ * Any other error of a page route as a page, never the API's JSON: what the body parser or the router
+ * refused (a form too large, an encoding or charset it cannot read, an undecodable address) with its
+ * 4xx, anything else a 500 page, logged as the app's error handler logs it.
+ */
+function pageErrorOf(error: unknown, req: Request, logger: Logger): PageError {
+  if (error instanceof PageError) return error;
+  const status = (error as { status?: unknown } | null)?.status;
+  if (typeof status === 'number' && Number.isInteger(status) && status >= 400 && status < 500) {
+    const text =
+      status === 413
+        ? 'The form is too large to be sent.'
+        : req.method === 'POST'
+          ? 'The form could not be read: go back to the page and send it again.'
+          : 'This address could not be read: check the link you were given.';
+    return new PageError(status, 'unreadable', text);
+  }
+  (req.log ?? logger).error({ err: error }, 'Unexpected error');
+  return new PageError(500, 'failed', 'This page failed on our side. Try again in a moment.');
+}
 
 /** Card fields are never echoed back into a re-rendered form. */
 const NOT_ECHOED = new Set(['card_number', 'security_code', 'expiry', 'cardholder_name']);
@@ -52,8 +75,8 @@ export function checkoutPages(deps: { store: Store; config: Config; logger: Logg
   const plainLayout = layoutOf({ primaryColor: '#0B3B8C', accentColor: '#F5A623', typeFace: 'Platform Micro Text' });
 
   function sendError(res: Response, error: unknown) {
-    if (!(error instanceof PageError)) throw error;
-    send(res, error.status, messagePage({ title: HEADINGS[error.kind], heading: HEADINGS[error.kind], text: error.message, layout: plainLayout }));
+    const page = pageErrorOf(error, res.req, deps.logger);
+    send(res, page.status, messagePage({ title: HEADINGS[page.kind], heading: HEADINGS[page.kind], text: page.message, layout: plainLayout }));
   }
 
   function intentModel(page: IntentPage, nonce: string, error?: string): CheckoutPageModel {
@@ -174,8 +197,9 @@ export function checkoutPages(deps: { store: Store; config: Config; logger: Logg
     }
   });
 
-  // A PageError passed on (refuseUnreadablePageInput) is a page too; anything else goes to the app's handler.
-  router.use(['/checkout', '/pay'], ((error, _req, res, next) => (error instanceof PageError ? sendError(res, error) : next(error))) as ErrorRequestHandler);
+  // Whatever a page route passes on (refuseUnreadablePageInput's PageError, the body parser's refusals,
+  // an error thrown while paying) is a page too.
+  router.use(['/checkout', '/pay'], ((error, _req, res, next) => (res.headersSent ? next(error) : sendError(res, error))) as ErrorRequestHandler);
 
   return router;
 }

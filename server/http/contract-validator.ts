@@ -6,7 +6,7 @@
 // answered and logged) is read from the request's app, `app.locals.contractViolation`.
 import type { ErrorRequestHandler, Express, RequestHandler } from 'express';
 import * as OpenApiValidator from 'express-openapi-validator';
-import { PLATFORM_DATE_FORMATS } from './date-formats.ts';
+import { PLATFORM_FORMATS } from './formats.ts';
 import type { PlatformDocument } from './contract.ts';
 import { ContractViolation } from './errors.ts';
 import { sendingErrorBody } from './error-handler.ts';
@@ -83,8 +83,8 @@ function build({ apiSpec, validation, undocumented, upload }: ContractValidatorO
               throw violation;
             },
           },
-    // `date` and `date-time` within the years the platform stores (date-formats.ts).
-    formats: PLATFORM_DATE_FORMATS,
+    // `date` and `date-time` within the years the platform stores, `email` as the compiled checks read it (formats.ts).
+    formats: PLATFORM_FORMATS,
     validateSecurity: false, // authenticateByContract did it, before validation
     ignoreUndocumented: false, // a path outside the contract is a 404 in its area's shape
     ignorePaths: (path: string) => undocumented.includes(path),

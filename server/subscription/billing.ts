@@ -4,7 +4,7 @@
 // createSubscription, the payment events and the later billing engine all go through here.
 import { randomUUID } from 'node:crypto';
 import { authorizationCode, charge, SETTLEMENT_REASONS, type ChargeOutcome } from '../acquirer/index.ts';
-import { withinPlatformDates } from '../http/date-formats.ts';
+import { withinPlatformDates } from '../http/formats.ts';
 import { addDays } from './schedule.ts';
 import type {
   AcquirerResult,

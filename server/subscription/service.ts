@@ -2,7 +2,7 @@
 import { randomUUID } from 'node:crypto';
 import { brandOfBin } from '../acquirer/brands.ts';
 import type { AccessTokenClaims } from '../authentication/access-tokens.ts';
-import { LAST_DATE, withinPlatformDates } from '../http/date-formats.ts';
+import { LAST_DATE, withinPlatformDates } from '../http/formats.ts';
 import type { components } from '../http/contract.ts';
 import { MAX_AMOUNT, withinAmountBound } from '../http/amounts.ts';
 import { ApiError, type Problem } from '../http/errors.ts';

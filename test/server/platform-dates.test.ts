@@ -1,9 +1,9 @@
-// Dates and instants outside years 1000-9999 (server/http/date-formats.ts): PostgreSQL refuses year
+// Dates and instants outside years 1000-9999 (server/http/formats.ts): PostgreSQL refuses year
 // 0 (a 500 before), JavaScript reads years 0-99 as 1900-1999 (a clock set in 0049 came back in
 // 2049), and a schedule running past 9999 could not be answered (a 500, with the subscription
 // stored). Each is now refused in its area's shape, and nothing is stored.
 import { describe, expect, it, beforeAll, afterAll } from 'vitest';
-import { PLATFORM_DATE_FORMATS } from '../../server/http/date-formats.ts';
+import { PLATFORM_DATE_FORMATS } from '../../server/http/formats.ts';
 import { ADMIN, startPlatformServer, type TestServer } from './support/server.ts';
 import { addSeller, createPlan, STORES, subscriptionBody, SUBSCRIPTIONS, type TestSeller } from './support/recurrence.ts';
 
