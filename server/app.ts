@@ -61,9 +61,14 @@ const REFERENCE_ONLY: RoutedOperation[] = [{ method: 'GET', template: '/sandbox/
  * JSON (`generated/platform.openapi.json`, the default: it parses ~20× faster) or YAML.
  */
 function loadApiSpec(file: string): PlatformDocument {
-  const text = readFileSync(file, 'utf8');
-  // The YAML parser is loaded for a YAML bundle only: ~45 ms of every first start otherwise.
-  return file.endsWith('.json') ? JSON.parse(text) : (createRequire(import.meta.url)('yaml') as typeof import('yaml')).parse(text);
+  try {
+    const text = readFileSync(file, 'utf8');
+    // The YAML parser is loaded for a YAML bundle only: ~45 ms of every first start otherwise.
+    return file.endsWith('.json') ? JSON.parse(text) : (createRequire(import.meta.url)('yaml') as typeof import('yaml')).parse(text);
+  } catch (error) {
+    const reason = (error as NodeJS.ErrnoException).code === 'ENOENT' ? 'no such file' : (error as Error).message;
+    throw new Error(`API_SPEC: cannot read the contract bundle ${file}: ${reason}`, { cause: error });
+  }
 }
 
 /** The validator of a config's bundle (built once per process and bundle: http/contract-validator.ts). */
@@ -109,7 +114,7 @@ export async function createApp(deps: AppDeps, extraAreas: AreaRoutes[] = []): P
   // The HTML reference (`make docs`) is for people, not an API operation: served before the validator.
   app.get('/docs', (_req, res) => {
     if (existsSync(config.docsFile)) return res.sendFile(config.docsFile);
-    res.status(404).type('text/plain').send('The HTML reference is not built: run `make docs` (make run does it).');
+    res.status(404).type('text/plain').send('The HTML reference is not here: DOCS_FILE names no file (in a clone of the repository, `make docs` builds it).');
   });
   // The hosted checkout and payment link pages are HTML for people too: before the validator,
   // counted by address apart from the API.

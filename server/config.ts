@@ -123,6 +123,29 @@ function refuseExposedDefaults(config: Config): Config {
   return config;
 }
 
+/** Every variable the sandbox reads (server/README.md, "Variables"). */
+export const VARIABLES = [
+  'PORT', 'HOST', 'DATA_DIR', 'DATABASE_URL', 'SANDBOX_DEMO_CLIENT_ID', 'SANDBOX_DEMO_CLIENT_SECRET', 'SANDBOX_ADMIN_TOKEN',
+  'ISSUER', 'PUBLIC_BASE_URL', 'LOG_LEVEL', 'TOKEN_FAILED_ATTEMPTS_PER_MINUTE', 'SANDBOX_ENCRYPTION_KEY', 'RATE_LIMIT_PER_SECOND',
+  'SANDBOX_ALLOW_PRIVATE_NOTIFICATION_URLS', 'NOTIFICATION_POLL_INTERVAL_MS', 'NOTIFICATION_RETRY_BASE_MS', 'BILLING_POLL_INTERVAL_MS',
+  'HEADERS_TIMEOUT_MS', 'REQUEST_TIMEOUT_MS', 'CONTRACT_VALIDATION', 'API_SPEC', 'DOCS_FILE',
+] as const;
+
+/** A PostgreSQL URL, or a refusal that names the variable (and never quotes the URL: it may hold a password). */
+function databaseUrl(value: string | undefined): string | undefined {
+  if (!value) return undefined;
+  let scheme: string | undefined;
+  try {
+    scheme = new URL(value).protocol;
+  } catch {
+    scheme = undefined;
+  }
+  if (scheme === 'postgres:' || scheme === 'postgresql:') return value;
+  throw new Error(
+    `DATABASE_URL must be a PostgreSQL URL (postgres://user:password@host:5432/database); this one is ${scheme ? `a ${scheme.slice(0, 20)} URL` : 'not a URL'}`,
+  );
+}
+
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   // This machine only, by default; another address needs SANDBOX_ADMIN_TOKEN set (refuseExposedDefaults).
   const host = env.HOST || '127.0.0.1';
@@ -131,7 +154,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     host,
     // `memory://` keeps PGlite in memory (nothing survives a restart); any other URL is refused.
     dataDir: dataDirectoryOf(env.DATA_DIR || '.data/pglite', process.cwd()),
-    databaseUrl: env.DATABASE_URL || undefined,
+    databaseUrl: databaseUrl(env.DATABASE_URL),
     encryptionKey: env.SANDBOX_ENCRYPTION_KEY || undefined,
     issuer: env.ISSUER || 'http://localhost:8080',
     // A documented default so that a local sandbox works out of the box; set your own when shared.

@@ -10,37 +10,12 @@ import { createLogger } from './http/logging.ts';
 import { DEMO_SELLER_ID } from './sandbox/demo-seller.ts';
 import { runSandbox } from './sandbox-server.ts';
 import { IN_MEMORY } from './store/data-directory.ts';
+import { checkOptions, type StartSandboxOptions } from './sandbox-options.ts';
+
+export type { StartSandboxOptions };
 
 /** The reference-only sandbox area's paths: sellers, plans, payment links, test clocks, notifications. */
 export type SandboxPaths = { [P in keyof paths as P extends `/sandbox/${string}` ? P : never]: paths[P] };
-
-export interface StartSandboxOptions {
-  /** 0 (the default) picks a free port. */
-  port?: number;
-  /** 127.0.0.1 by default. */
-  host?: string;
-  /** `memory` (the default): nothing on disk, a fresh sandbox; `disk`: PGlite in `dataDir`. */
-  storage?: 'memory' | 'disk';
-  /**
-   * PGlite data directory (default `.data/pglite` under the current directory); given alone, it means
-   * `storage: 'disk'`. One sandbox at a time per directory: a second is refused until the first closes.
-   * Its lock is renewed on timers: with the process's `setTimeout` faked (`vi.useFakeTimers()`) for
-   * more than 8 s, the sandbox gives the lock up and its store refuses every call (in memory, nothing to renew).
-   */
-  dataDir?: string;
-  /** A PostgreSQL server instead of PGlite (`storage` is then ignored). */
-  databaseUrl?: string;
-  /** pino level of the sandbox's JSON logs on stdout; `silent` (the default) writes none. */
-  logLevel?: string;
-  /**
-   * Any other documented variable (`SANDBOX_ADMIN_TOKEN`, `NOTIFICATION_RETRY_BASE_MS`, ...), as
-   * strings. The process environment is not read: a suite's sandbox is what it says here. An
-   * option above wins over its variable here (`port` over `PORT`, `storage` and `dataDir` over
-   * `DATA_DIR`, `databaseUrl` over `DATABASE_URL`, `logLevel` over `LOG_LEVEL`); a variable applies
-   * when its option is not given.
-   */
-  env?: Record<string, string>;
-}
 
 export interface SandboxSeller {
   sellerId: string;
@@ -76,7 +51,8 @@ function storageOf(options: StartSandboxOptions, env: Record<string, string>): R
   return { DATA_DIR: envDir ?? IN_MEMORY };
 }
 
-export async function startSandbox(options: StartSandboxOptions = {}): Promise<Sandbox> {
+export async function startSandbox(given?: StartSandboxOptions): Promise<Sandbox> {
+  const options = checkOptions(given);
   const env = options.env ?? {};
   const config = loadConfig({
     ...env,

@@ -37,7 +37,7 @@ Variables:
   TOKEN_FAILED_ATTEMPTS_PER_MINUTE    failed token requests per client id before 429 (10)
   NOTIFICATION_POLL_INTERVAL_MS, NOTIFICATION_RETRY_BASE_MS, BILLING_POLL_INTERVAL_MS,
   HEADERS_TIMEOUT_MS, REQUEST_TIMEOUT_MS, API_SPEC, DOCS_FILE, CONTRACT_VALIDATION
-                                      see "Variables" in the package README (server/README.md)
+                                      see "Variables" in the README.md of @payment-platform/sandbox
 `;
 
 /** The environment with the command line's options applied over it. */

@@ -31,6 +31,6 @@ describe('GET /docs', () => {
   it('says how to build it when it is missing', async () => {
     const res = await withoutDocs.http.get('/docs');
     expect(res.status).toBe(404);
-    expect(res.text).toContain('make docs');
+    expect(res.text).toBe('The HTML reference is not here: DOCS_FILE names no file (in a clone of the repository, `make docs` builds it).');
   });
 });

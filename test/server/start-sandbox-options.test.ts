@@ -64,3 +64,49 @@ it('keeps its data in dataDir when given alone (disk), over env.DATA_DIR; storag
 it('refuses a log level pino does not have, naming the accepted ones', async () => {
   await expect(startSandbox({ logLevel: 'verbose' })).rejects.toThrow('LOG_LEVEL must be one of fatal, error, warn, info, debug, trace, silent, not verbose');
 });
+
+it('refuses options a JavaScript caller got wrong, naming the option, before anything starts', async () => {
+  const refusals: Array<[unknown, string]> = [
+    [null, 'startSandbox takes an options object, not null'],
+    ['memory', 'startSandbox takes an options object, not string'],
+    [{ prot: 1234 }, 'startSandbox has no option "prot" (did you mean port?); its options are port, host, storage, dataDir, databaseUrl, logLevel, env'],
+    [{ datadir: '/tmp/x' }, 'startSandbox has no option "datadir" (did you mean dataDir?)'],
+    [{ port: -1 }, 'port must be a whole number from 0 to 65535 (0 picks a free one), not -1'],
+    [{ port: true }, 'port must be a whole number from 0 to 65535 (0 picks a free one), not true'],
+    [{ port: '8080' }, 'port must be a whole number from 0 to 65535 (0 picks a free one), not "8080"'],
+    [{ host: 123 }, 'host must be a non-empty string, not 123'],
+    [{ dataDir: 42 }, 'dataDir must be a non-empty string, not 42'],
+    [{ databaseUrl: 5 }, 'databaseUrl must be a non-empty string, not 5'],
+    [{ storage: 'redis', dataDir: join(dir, 'never') }, `storage must be 'memory' or 'disk', not "redis"`],
+    [{ storage: 'Disk' }, `storage must be 'memory' or 'disk', not "Disk"`],
+    [{ storage: 'memory', dataDir: join(dir, 'never') }, "storage 'memory' keeps nothing on disk"],
+    [{ env: 'PORT=1' }, 'env must be an object of variables and their values, as strings'],
+    [{ env: { NOTIFICATION_RETRY_BASE: '1000' } }, 'env.NOTIFICATION_RETRY_BASE is not a variable of the sandbox (did you mean NOTIFICATION_RETRY_BASE_MS?)'],
+    [{ env: { log_level: 'info' } }, 'env.log_level is not a variable of the sandbox (did you mean LOG_LEVEL?)'],
+    [{ env: { PORT: 8080 } }, 'env.PORT must be a string, not 8080'],
+  ];
+  for (const [options, message] of refusals) {
+    const failure = await startSandbox(options as never).then(
+      async (sandbox) => (await sandbox.close(), undefined),
+      (error: unknown) => error,
+    );
+    expect(failure, JSON.stringify(options)).toBeInstanceOf(TypeError);
+    expect((failure as Error).message).toContain(message);
+  }
+  expect(await readdir(dir)).toEqual([]);
+});
+
+it('refuses a databaseUrl that is not a PostgreSQL URL without quoting it (it may hold a password)', async () => {
+  for (const [url, what] of [['mysql://root:hunter2@x/db', 'a mysql: URL'], ['not a url', 'not a URL']]) {
+    const failure = await startSandbox({ databaseUrl: url! }).then(
+      async (sandbox) => (await sandbox.close(), undefined),
+      (error: unknown) => error as Error,
+    );
+    expect(failure?.message).toBe(`DATABASE_URL must be a PostgreSQL URL (postgres://user:password@host:5432/database); this one is ${what}`);
+    expect(failure?.message).not.toContain('hunter2');
+  }
+});
+
+it('names API_SPEC when the contract bundle it names cannot be read', async () => {
+  await expect(startSandbox({ env: { API_SPEC: join(dir, 'nope.json') } })).rejects.toThrow(`API_SPEC: cannot read the contract bundle ${join(dir, 'nope.json')}: no such file`);
+});
