@@ -91,6 +91,13 @@ export function prepareContract(config: AppDeps['config']): void {
   validatorOf(config, loadApiSpec(config.apiSpec));
 }
 
+const FORGET_COUNTS = Symbol('forget the counts kept in memory');
+
+/** Forgets what the app counts in memory against guessing (failed token attempts): part of a sandbox's reset. */
+export function forgetCounts(app: Express): void {
+  ((app.locals as Record<symbol, unknown>)[FORGET_COUNTS] as (() => void) | undefined)?.();
+}
+
 /** `extraAreas` are mounted before the platform's areas, so that tests' own operations win over real ones. */
 export async function createApp(deps: AppDeps, extraAreas: AreaRoutes[] = []): Promise<Express> {
   const { config, logger, store } = deps;
@@ -105,6 +112,7 @@ export async function createApp(deps: AppDeps, extraAreas: AreaRoutes[] = []): P
 
   const app = express();
   app.disable('x-powered-by');
+  (app.locals as Record<symbol, unknown>)[FORGET_COUNTS] = authentication.forgetFailedAttempts;
   // One routing truth (http/operations.ts): the routers, the validator (it reads these settings) and
   // the security decision match paths the same way, case-sensitive and strict.
   app.set('case sensitive routing', ROUTING.caseSensitive);

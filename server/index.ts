@@ -32,9 +32,9 @@ export interface Sandbox {
   adminToken: string;
   /** A typed client (openapi-fetch) of the sandbox area, already carrying the admin token. */
   admin: Client<SandboxPaths>;
-  /** Back to the fresh state: the demo seller kept, every other object gone. */
+  /** Back to the fresh state: the demo seller kept, every other object gone, failed token attempts forgotten. Rejects after close(). */
   reset(): Promise<void>;
-  /** Stops the sandbox and frees its port and storage. */
+  /** Stops the sandbox (in-flight requests and a reset in flight finish) and frees its port and storage. */
   close(): Promise<void>;
 }
 

@@ -100,7 +100,7 @@ export async function runSandbox(configured: Config, logger: Logger): Promise<Ru
   const config: Config = configured.port === 0 ? { ...configured, publicBaseUrl: configured.publicBaseUrl.replace(/:0$/, `:${port}`) } : configured;
 
   try {
-    const [store, { createApp }, { seedDemoSeller }, { notificationDeliveryWorker }, { createBillingWorker }, { resetSandbox }] = await Promise.all([
+    const [store, { createApp, forgetCounts }, { seedDemoSeller }, { notificationDeliveryWorker }, { createBillingWorker }, { resetSandbox }] = await Promise.all([
       storeReady,
       appModule,
       import('./sandbox/demo-seller.ts'),
@@ -120,6 +120,17 @@ export async function runSandbox(configured: Config, logger: Logger): Promise<Ru
     resolveApp(app);
 
     let closed: Promise<void> | undefined;
+    // Resets run one after another, and close() waits for the one in flight before closing the store.
+    let resetting: Promise<void> = Promise.resolve();
+    const reset = () => {
+      if (closed) return Promise.reject(new Error('The sandbox is closed: reset() cannot run after close()'));
+      const run = resetting.then(async () => {
+        await resetSandbox(store);
+        forgetCounts(app); // a test's wrong secrets do not throttle the next test's token requests
+      });
+      resetting = run.catch(() => undefined);
+      return run;
+    };
     const close = () =>
       (closed ??= (async () => {
         // Connections still busy after the grace period are cut, so a stop always ends.
@@ -132,9 +143,10 @@ export async function runSandbox(configured: Config, logger: Logger): Promise<Ru
         clearInterval(idle);
         await billingStopped;
         await deliveryWorker.stop(); // the attempt in flight is recorded before the store closes
+        await resetting;
         await store.close();
       })());
-    return { url, config, store, reset: () => resetSandbox(store), close };
+    return { url, config, store, reset, close };
   } catch (error) {
     server.close();
     await storeReady.then((store) => store.close()).catch(() => {});

@@ -57,6 +57,11 @@ export function failedAttempts({ limit, windowMs }: FailedAttemptsConfig, maxCli
       counts.delete(clientId);
     },
 
+    /** Forgets every count (a sandbox's reset: a test's wrong secrets do not throttle the next test). */
+    clear(): void {
+      counts.clear();
+    },
+
     /** Client ids counted now (for tests). */
     get size() {
       return counts.size;

@@ -19,6 +19,7 @@ export async function createAuthentication(store: Store, config: Pick<Config, 'i
   const keys = await signingKeyRing(store, { retiredKeyPublishedMs: RETIRED_KEY_PUBLISHED_MS });
   const tokens = accessTokens(keys, config.issuer);
   const verifyAccessToken: VerifyAccessToken = tokens.verify;
-  const service = authenticationService(authenticationRepository(store), tokens, { attempts: failedAttempts(config.tokenFailedAttempts) });
-  return { routes: authenticationRoutes(service, keys), verifyAccessToken, tokens, keys };
+  const attempts = failedAttempts(config.tokenFailedAttempts);
+  const service = authenticationService(authenticationRepository(store), tokens, { attempts });
+  return { routes: authenticationRoutes(service, keys), verifyAccessToken, tokens, keys, forgetFailedAttempts: attempts.clear };
 }
