@@ -5,7 +5,8 @@
 import type { Logger } from 'pino';
 import type { Config } from '../config.ts';
 import { createDeliveryWorker, type DeliveryWorker, type NotificationTarget, type RefusedTarget } from './delivery.ts';
-import { connectionLookup, systemResolver, type HostResolver } from '../http/public-addresses.ts';
+import { sellerLookupsOf } from '../http/fair-lookups.ts';
+import { connectionLookup, type HostResolver } from '../http/public-addresses.ts';
 import { CONTRACT_RETRY_POLICY, type RetryPolicy } from './retry-policy.ts';
 import type { Store } from '../store/store.ts';
 import { notificationUrlProblem } from '../web-checkout/notification-url.ts';
@@ -35,7 +36,8 @@ export function notificationDeliveryWorker(deps: { store: Store; logger: Logger;
     store: deps.store,
     logger: deps.logger,
     resolveTarget: notificationTargetOf(deps.store, allowPrivateNotificationUrls),
-    lookup: connectionLookup(deps.resolveHostName ?? systemResolver, allowPrivateNotificationUrls),
+    // Each seller's host names in its own turn, fairly with the others' (http/fair-lookups.ts).
+    lookupFor: ((lookups) => (sellerId: string) => connectionLookup(lookups(sellerId), allowPrivateNotificationUrls))(sellerLookupsOf(deps.resolveHostName)),
     policy: retryPolicyOf(deps.config),
     pollIntervalMs: deps.config.notificationPollIntervalMs,
   });

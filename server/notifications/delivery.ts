@@ -45,10 +45,11 @@ export interface DeliveryWorkerOptions {
   batchSize?: number;
   now?: () => Date;
   /**
-   * How the worker's connections resolve host names (dns.lookup by default): the hook that checks
-   * the address actually connected to. Literal addresses do not go through it: resolveTarget checks those.
+   * How the connections of a seller's deliveries resolve host names (dns.lookup by default): the hook
+   * that checks the address actually connected to. Literal addresses do not go through it:
+   * resolveTarget checks those.
    */
-  lookup?: LookupFunction;
+  lookupFor?: (sellerId: string) => LookupFunction;
 }
 
 export interface AttemptOutcome {
@@ -65,10 +66,12 @@ export const MAX_ANSWER_BYTES = 64 * 1024;
 
 const basic = (t: NotificationTarget) => `Basic ${Buffer.from(`${t.user}:${t.password}`).toString('base64')}`;
 
-/** The worker's own connections (kept alive between attempts), each resolved through `lookup`. */
-function agentsOf(lookup: LookupFunction | undefined) {
-  const options = { keepAlive: true, ...(lookup ? { lookup } : {}) };
-  return { 'http:': new http.Agent(options), 'https:': new https.Agent(options) };
+/**
+ * The worker's own connections, kept alive between attempts. Each new connection is resolved by its
+ * request's `lookup` (the seller's): an agent's own options would win over a request's.
+ */
+function agentsOf() {
+  return { 'http:': new http.Agent({ keepAlive: true }), 'https:': new https.Agent({ keepAlive: true }) };
 }
 
 /**
@@ -89,7 +92,13 @@ function ignoreBody(response: http.IncomingMessage): Promise<void> {
 }
 
 /** One POST (redirects are not followed); the answer's status, or why there is none. */
-async function post(agents: ReturnType<typeof agentsOf>, target: NotificationTarget, payload: unknown, timeoutMs: number): Promise<AttemptOutcome> {
+async function post(
+  agents: ReturnType<typeof agentsOf>,
+  lookup: LookupFunction | undefined,
+  target: NotificationTarget,
+  payload: unknown,
+  timeoutMs: number,
+): Promise<AttemptOutcome> {
   const started = performance.now();
   const signal = AbortSignal.timeout(timeoutMs);
   try {
@@ -99,6 +108,7 @@ async function post(agents: ReturnType<typeof agentsOf>, target: NotificationTar
     const request = client.request(url, {
       method: 'POST',
       agent: agents[url.protocol as keyof typeof agents],
+      ...(lookup ? { lookup } : {}),
       headers: { authorization: basic(target), 'content-type': 'application/json', 'content-length': Buffer.byteLength(body), 'user-agent': 'payment-platform-sandbox/1' },
       signal,
     });
@@ -116,7 +126,7 @@ export function createDeliveryWorker(options: DeliveryWorkerOptions) {
   const { store, logger, resolveTarget } = options;
   const policy = options.policy ?? CONTRACT_RETRY_POLICY;
   const now = options.now ?? (() => new Date());
-  const agents = agentsOf(options.lookup);
+  const agents = agentsOf();
   const repo = notificationRepository(store);
   // Long enough to cover one attempt; a crashed worker's rows come back after it.
   const leaseMs = policy.attemptTimeoutMs + 5_000;
@@ -126,7 +136,7 @@ export function createDeliveryWorker(options: DeliveryWorkerOptions) {
     const resolved = await resolveTarget(delivery.seller_id);
     const target = resolved && !('refused' in resolved) ? resolved : undefined;
     const outcome: AttemptOutcome = target
-      ? await post(agents, target, delivery.payload, policy.attemptTimeoutMs)
+      ? await post(agents, options.lookupFor?.(delivery.seller_id), target, delivery.payload, policy.attemptTimeoutMs)
       : { latencyMs: 0, error: resolved && 'refused' in resolved ? `notification URL refused: ${resolved.refused}` : 'no notification URL is configured for the seller' };
     const number = await store.transaction((tx) =>
       notificationRepository(tx).recordResult(

@@ -4,7 +4,8 @@ import type { components } from '../http/contract.ts';
 import type { Problem } from '../http/errors.ts';
 import type { Store } from '../store/store.ts';
 import { configurationNotFound, fieldProblem, validationError } from './errors.ts';
-import { systemResolver, type HostResolver } from '../http/public-addresses.ts';
+import { sellerLookupsOf } from '../http/fair-lookups.ts';
+import type { HostResolver } from '../http/public-addresses.ts';
 import { httpUrlOf, NOT_AN_HTTP_URL } from './http-url.ts';
 import { notificationUrlRefusal } from './notification-url.ts';
 import { webCheckoutRepository, type StoredTechnicalConfiguration, type WebCheckoutRepository } from './repository.ts';
@@ -124,6 +125,8 @@ export interface TechnicalConfigurationOptions {
 }
 
 export function technicalConfigurationService(store: Store, options: TechnicalConfigurationOptions) {
+  // Each seller's host names in its own turn, fairly with the others' (http/fair-lookups.ts).
+  const lookups = sellerLookupsOf(options.resolveHostName);
   /** A seller whose checkout service is off has no configuration (contract: 404, not 403). */
   async function checkoutSellerOf(repository: WebCheckoutRepository, sellerId: string) {
     const seller = await sellerOfToken(repository, sellerId);
@@ -146,7 +149,7 @@ export function technicalConfigurationService(store: Store, options: TechnicalCo
     async updateTechnicalConfiguration(sellerId: string, update: TechnicalConfigurationUpdate): Promise<TechnicalConfiguration> {
       const urlProblems = [
         ...redirectUrlViolations(update),
-        ...(await notificationUrlViolations(update, { allowPrivateAddresses: options.allowPrivateNotificationUrls, resolve: options.resolveHostName ?? systemResolver })),
+        ...(await notificationUrlViolations(update, { allowPrivateAddresses: options.allowPrivateNotificationUrls, resolve: lookups(sellerId) })),
       ];
       return store.transaction(async (tx) => {
         const repository = webCheckoutRepository(tx);
