@@ -91,6 +91,9 @@ function logLevel(value: string | undefined): string {
   return level;
 }
 
+/** The documented default of SANDBOX_DEMO_CLIENT_SECRET. */
+export const DEFAULT_DEMO_CLIENT_SECRET = 'demo-seller-secret';
+
 /** The documented default of SANDBOX_ADMIN_TOKEN: for a sandbox only this machine reaches. */
 export const DEFAULT_SANDBOX_ADMIN_TOKEN = 'sandbox-admin-token';
 
@@ -161,7 +164,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     sandboxAdminToken: env.SANDBOX_ADMIN_TOKEN || DEFAULT_SANDBOX_ADMIN_TOKEN,
     demoClient: {
       clientId: env.SANDBOX_DEMO_CLIENT_ID || 'demo-seller-client',
-      clientSecret: env.SANDBOX_DEMO_CLIENT_SECRET || 'demo-seller-secret',
+      clientSecret: env.SANDBOX_DEMO_CLIENT_SECRET || DEFAULT_DEMO_CLIENT_SECRET,
     },
     logLevel: logLevel(env.LOG_LEVEL),
     apiSpec: env.API_SPEC ? fromCwd(env.API_SPEC) : CONTRACT_BUNDLE(),

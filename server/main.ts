@@ -4,7 +4,7 @@
 // which win over them. Prints where it listens and the credentials to use; stops cleanly on
 // SIGTERM/SIGINT (exit 0).
 import { parseArgs } from 'node:util';
-import { DEFAULT_SANDBOX_ADMIN_TOKEN, loadConfig, type Config } from './config.ts';
+import { DEFAULT_DEMO_CLIENT_SECRET, DEFAULT_SANDBOX_ADMIN_TOKEN, loadConfig, type Config } from './config.ts';
 import { createLogger } from './http/logging.ts';
 import { DEMO_SELLER_ID } from './sandbox/demo-seller.ts';
 import { runSandbox } from './sandbox-server.ts';
@@ -59,7 +59,9 @@ function environmentOf(argv: string[], env: NodeJS.ProcessEnv): NodeJS.ProcessEn
 }
 
 function banner(url: string, config: Config): string {
-  const { clientId, clientSecret } = config.demoClient;
+  // Documented defaults are shown; a secret of one's own is not (stdout often ends up in CI logs).
+  const { clientId } = config.demoClient;
+  const clientSecret = config.demoClient.clientSecret === DEFAULT_DEMO_CLIENT_SECRET ? DEFAULT_DEMO_CLIENT_SECRET : '$SANDBOX_DEMO_CLIENT_SECRET';
   const admin = config.sandboxAdminToken === DEFAULT_SANDBOX_ADMIN_TOKEN ? config.sandboxAdminToken : '(the value of SANDBOX_ADMIN_TOKEN)';
   return [
     '',

@@ -91,6 +91,27 @@ describe('server/main.ts', () => {
 });
 
 describe('server/main.ts on an address beyond this machine', () => {
+  it('does not print a demo client secret or an admin token of one\'s own (stdout ends up in CI logs)', async () => {
+    const own = await startProcess(`${ROOT}node_modules/.bin/tsx`, ['server/main.ts'], /listening on http:\/\/\S+/, {
+      cwd: ROOT,
+      env: {
+        PORT: '0', HOST: '127.0.0.1', DATA_DIR: 'memory://', API_SPEC: AUTH_BUNDLE, LOG_LEVEL: 'warn', DATABASE_URL: '',
+        SANDBOX_DEMO_CLIENT_SECRET: 'Sup3r-Secret-Demo-Value', SANDBOX_ADMIN_TOKEN: '0123456789abcdef-admin',
+      },
+    });
+    try {
+      await new Promise((resolve) => setTimeout(resolve, 50)); // the banner follows its first line
+      const out = own.output();
+      expect(out).toContain('demo client:  demo-seller-client / $SANDBOX_DEMO_CLIENT_SECRET');
+      expect(out).toContain('-d client_secret=$SANDBOX_DEMO_CLIENT_SECRET');
+      expect(out).toContain('admin token:  (the value of SANDBOX_ADMIN_TOKEN)');
+      expect(out).not.toContain('Sup3r-Secret-Demo-Value');
+      expect(out).not.toContain('0123456789abcdef-admin');
+    } finally {
+      await own.stop();
+    }
+  });
+
   it('refuses to start with the default admin token: a message on stderr, exit code 1, nothing listening', async () => {
     // 192.0.2.1 (TEST-NET-1) is on no interface here: had the check failed, listen would fail too.
     const started = promisify(execFile)(`${ROOT}node_modules/.bin/tsx`, ['server/main.ts'], {
