@@ -18,6 +18,8 @@ export interface TestCheckoutNotificationOptions {
   currency?: string;
   /** The merchant's order id (default: one made up per mode). */
   orderId?: string;
+  /** `seller.id` (default: the reference sandbox's demo seller). */
+  sellerId?: string;
   /** Top-level fields replaced as given (`payment`, `customer`, `seller`, ...), after the above. */
   overrides?: Partial<CheckoutNotification>;
 }
@@ -28,11 +30,35 @@ const customer: NonNullable<CheckoutNotification['customer']> = {
   billing_address: { street: 'Rua das Flores', number: '120', city: 'São Paulo', state: 'SP', country: 'BR', postal_code: '01310100' },
 };
 
+/** The seller as every notification names it (`settings.notification_url_configured` is true: it was sent). */
+const seller = (sellerId: string): NonNullable<CheckoutNotification['seller']> => ({
+  id: sellerId,
+  trade_name: 'Loja de Teste',
+  settings: { notification_url_configured: true },
+});
+
+/** What a hosted page reports of itself: sent for `instant` and `payment_link`, never for `recurring` (no page). */
+const frontend = (link: string): NonNullable<CheckoutNotification['frontend']> => ({
+  link,
+  time_page: 42,
+  sales_channel: 'WEB',
+  application_version: '1.0.0',
+  card_pasted: false,
+  ip: '203.0.113.7',
+  timezone: 'America/Sao_Paulo',
+  locale: 'pt-BR',
+});
+
+/** The demo seller of the reference sandbox, the default seller of a test notification. */
+const DEMO_SELLER_ID = '3fa85f64-5717-4562-b3fc-2c963f66afa6';
+
 const referenceCode = () => randomUUID().replace(/-/g, '').slice(0, 12).toUpperCase();
 
 /**
  * A checkout notification as the platform sends it, valid against the contract: fresh ids, the
- * fields of the mode (`payment_intent_id` only for `instant`), the result of the status.
+ * fields of the mode as the reference sandbox sends them (`payment_intent_id` only for `instant`;
+ * `customer` and `frontend` for `instant` and `payment_link`, not for `recurring`, which has no
+ * buyer at a page; `seller` always), the result of the status.
  */
 export function buildCheckoutNotification(options: TestCheckoutNotificationOptions = {}): CheckoutNotification {
   const mode = options.mode ?? 'instant';
@@ -40,12 +66,15 @@ export function buildCheckoutNotification(options: TestCheckoutNotificationOptio
   const amount = options.amount ?? 15990;
   const authorized = status === 'Authorized';
   const productType = mode === 'recurring' ? 'renew_subs' : mode === 'payment_link' ? 'service' : 'physical_goods';
+  const paymentIntentId = randomUUID();
+  const atPage = mode === 'instant' ? `https://sandbox.example/checkout/${paymentIntentId}` : mode === 'payment_link' ? 'https://sandbox.example/pay/Xk7pQ2aZ' : undefined;
   const notification: CheckoutNotification = {
     checkout_id: randomUUID(),
-    ...(mode === 'instant' ? { payment_intent_id: randomUUID() } : {}),
+    ...(mode === 'instant' ? { payment_intent_id: paymentIntentId } : {}),
     order_id: options.orderId ?? (mode === 'instant' ? 'PED-TEST-0001' : mode === 'payment_link' ? randomUUID() : 'ASSIN-TEST-0001'),
     mode,
-    customer,
+    seller: seller(options.sellerId ?? DEMO_SELLER_ID),
+    ...(atPage ? { customer, frontend: frontend(atPage) } : {}),
     payment: {
       method: 'credit',
       amount,

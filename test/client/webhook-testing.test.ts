@@ -29,6 +29,12 @@ describe('buildCheckoutNotification', () => {
     expect('payment_intent_id' in notification).toBe(mode === 'instant');
     expect(notification.payment.result).toMatchObject({ status: 'Authorized', return_code: '00' });
     expect(notification.product?.[0]?.product_type).toBe({ instant: 'physical_goods', payment_link: 'service', recurring: 'renew_subs' }[mode]);
+    // The fields the reference sandbox sends in that mode: a recurring charge has no buyer at a page.
+    const atPage = ['customer', 'frontend'];
+    const expected = { instant: ['payment_intent_id', ...atPage], payment_link: atPage, recurring: [] }[mode];
+    expect(Object.keys(notification).sort()).toEqual(['checkout_id', 'mode', 'order_id', 'payment', 'product', 'reference_code', 'seller', ...expected].sort());
+    expect(notification.seller).toEqual({ id: '3fa85f64-5717-4562-b3fc-2c963f66afa6', trade_name: 'Loja de Teste', settings: { notification_url_configured: true } });
+    if (mode !== 'recurring') expect(notification.frontend).toMatchObject({ sales_channel: 'WEB', ip: '203.0.113.7' });
   });
 
   it('makes fresh ids each time, and takes status, amount, currency, order id and overrides', () => {

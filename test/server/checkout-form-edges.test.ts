@@ -3,6 +3,7 @@
 // anything a page route cannot take is an HTML page with the pages' headers, never the API's JSON.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { validateCheckoutNotification } from '../../client/webhooks/verify.ts';
+import { buildCheckoutNotification } from '../../client/webhooks/testing.ts';
 import { notificationRepository } from '../../server/notifications/repository.ts';
 import { startPlatformServer, type TestServer } from './support/server.ts';
 import { createLink, createSeller, setLinkColumns, type SandboxSeller } from './support/payment-link.ts';
@@ -71,6 +72,27 @@ describe('the customer of a payment intent', () => {
       expect(paid.status).toBe(303);
       const payload = (await notifications()).find((n) => n.payment_intent_id === intent.payment_intent_id);
       expect(validateCheckoutNotification(payload).customer?.email).toBe(email);
+    }
+  });
+});
+
+describe("the client's test notifications", () => {
+  it('have the fields of what the sandbox sends for a payment intent and for a payment link', async () => {
+    const intent = await createIntent(server, seller.token);
+    expect((await server.http.post(`/checkout/${intent.payment_intent_id}/pay`).type('form').send(cardForm())).status).toBe(303);
+    const link = await createLink(server, seller.sellerId);
+    const orderId = orderIdOf((await buy(link.short_id, { ...buyerForm(), ...cardForm() })).text);
+    const sent = await notifications();
+    for (const [mode, real] of [
+      ['instant', sent.find((n) => n.payment_intent_id === intent.payment_intent_id)],
+      ['payment_link', sent.find((n) => n.order_id === orderId)],
+    ] as const) {
+      const built = buildCheckoutNotification({ mode });
+      // Fields the merchant's own request decides (its shipping and order details) aside.
+      const asked = ['shipping', 'pickup_store', 'shipping_method', 'soft_descriptor'];
+      expect(Object.keys(built).sort(), mode).toEqual(Object.keys(real).filter((key) => !asked.includes(key)).sort());
+      expect(Object.keys(built.frontend!).sort(), mode).toEqual(Object.keys(real.frontend).sort());
+      expect(Object.keys(built.seller!).sort(), mode).toEqual(Object.keys(real.seller).sort());
     }
   });
 });
