@@ -25,6 +25,8 @@ export async function writeCheckoutNotificationCheck(doc: { components: object; 
   await writeFile(
     dts,
     `${HEADER}
+import type { webhooks } from './platform.js';
+
 /** One way a value breaks the schema (Ajv's error object). */
 export interface SchemaProblem {
   /** JSON pointer of the offending value: \`/payment/result/status\`. */
@@ -35,14 +37,14 @@ export interface SchemaProblem {
   message?: string;
 }
 
-/** A compiled check: \`true\` when the value is valid; otherwise \`errors\` says why. */
-export interface SchemaCheck {
-  (value: unknown): boolean;
+/** A compiled check: \`true\` when the value is valid (a type guard); otherwise \`errors\` says why. */
+export interface SchemaCheck<T = unknown> {
+  (value: unknown): value is T;
   errors?: SchemaProblem[] | null;
 }
 
 /** The checkout notification's payload (\`components.schemas.CheckoutNotification\`), compiled. */
-export declare const checkCheckoutNotification: SchemaCheck;
+export declare const checkCheckoutNotification: SchemaCheck<webhooks['checkout-notification']['post']['requestBody']['content']['application/json']>;
 `,
   );
 }

@@ -37,6 +37,13 @@ describe('buildCheckoutNotification', () => {
     if (mode !== 'recurring') expect(notification.frontend).toMatchObject({ sales_channel: 'WEB', ip: '203.0.113.7' });
   });
 
+  it("passes the contract package's compiled check, which is a type guard", () => {
+    const value: unknown = JSON.parse(JSON.stringify(buildCheckoutNotification({ mode: 'payment_link' })));
+    if (!checkCheckoutNotification(value)) throw new Error(JSON.stringify(checkCheckoutNotification.errors));
+    expectTypeOf(value).toEqualTypeOf<CheckoutNotification>();
+    expect(value.mode).toBe('payment_link');
+  });
+
   it('makes fresh ids each time, and takes status, amount, currency, order id and overrides', () => {
     const [a, b] = [buildCheckoutNotification(), buildCheckoutNotification()];
     expect(a.checkout_id).not.toBe(b.checkout_id);
