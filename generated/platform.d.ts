@@ -3988,11 +3988,13 @@ export interface components {
          *     limit and what is left of it.
          *
          *     **Package decision (failed attempts, against guessing secrets):** after 10 wrong secrets for one
-         *     `client_id` within one minute (counted from the first, on both token endpoint forms, known and
-         *     unknown client ids alike), every token request for that `client_id` answers 429 until the minute
-         *     is over, the correct secret too, so that a guesser cannot tell when it is right; `Retry-After`
-         *     says when the minute ends. Other client ids are not affected, and a success before the limit
-         *     clears the count. A client that is locked out keeps using the tokens it already has (they live an
+         *     `client_id` from one address within one minute (counted from the first, on both token endpoint
+         *     forms, known and unknown client ids alike; an IPv6 address by its /56), every token request for
+         *     that `client_id` from that address answers 429 until the minute is over, the correct secret too,
+         *     so that a guesser cannot tell when it is right; `Retry-After` says when the minute ends. Other
+         *     client ids, and the same `client_id` from other addresses, are not affected (a client id is not a
+         *     secret: whoever knows it cannot lock its owner out), and a success before the limit clears the
+         *     count. A client that is locked out keeps using the tokens it already has (they live an
          *     hour). The reference sandbox counts per server instance (10 by default). When too many secrets
          *     are being checked at once (a flood), a request that needs a check answers 429 with
          *     `Retry-After: 1` at once.
@@ -4055,11 +4057,13 @@ export interface components {
          *     limit and what is left of it.
          *
          *     **Package decision (failed attempts, against guessing secrets):** after 10 wrong secrets for one
-         *     `client_id` within one minute (counted from the first, on both token endpoint forms, known and
-         *     unknown client ids alike), every token request for that `client_id` answers 429 until the minute
-         *     is over, the correct secret too, so that a guesser cannot tell when it is right; `Retry-After`
-         *     says when the minute ends. Other client ids are not affected, and a success before the limit
-         *     clears the count. A client that is locked out keeps using the tokens it already has (they live an
+         *     `client_id` from one address within one minute (counted from the first, on both token endpoint
+         *     forms, known and unknown client ids alike; an IPv6 address by its /56), every token request for
+         *     that `client_id` from that address answers 429 until the minute is over, the correct secret too,
+         *     so that a guesser cannot tell when it is right; `Retry-After` says when the minute ends. Other
+         *     client ids, and the same `client_id` from other addresses, are not affected (a client id is not a
+         *     secret: whoever knows it cannot lock its owner out), and a success before the limit clears the
+         *     count. A client that is locked out keeps using the tokens it already has (they live an
          *     hour). The reference sandbox counts per server instance (10 by default). When too many secrets
          *     are being checked at once (a flood), a request that needs a check answers 429 with
          *     `Retry-After: 1` at once.

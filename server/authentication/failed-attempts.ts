@@ -1,8 +1,8 @@
-// Failed token requests per client id: after `limit` wrong secrets in one window, every token
-// request of that client id answers 429 with Retry-After until the window ends, the correct secret
-// too (otherwise a guesser would still learn when it is right). Known and unknown client ids are
-// counted alike, so that the answer does not tell whether a client id exists. A success before the
-// limit clears the count. Counted per server instance, in memory, bounded.
+// Failed token requests per key (the service's: a client id and the caller's address): after `limit`
+// wrong secrets in one window, every token request of that key answers 429 with Retry-After until
+// the window ends, the correct secret too (otherwise a guesser would still learn when it is right).
+// Known and unknown client ids are counted alike, so that the answer does not tell whether a client
+// id exists. A success before the limit clears the count. Counted per server instance, in memory, bounded.
 import { ApiError } from '../http/errors.ts';
 
 export interface FailedAttemptsConfig {

@@ -34,12 +34,12 @@ export function authenticationService(
    * their client id got throttled are refused unchecked, so no more than the limit are ever hashed.
    */
   const boundedVerifier =
-    (clientId: string): SecretVerifier =>
+    (counted: string): SecretVerifier =>
     (secret, stored) =>
       slots.run(async () => {
-        attempts.assertAllowed(clientId);
+        attempts.assertAllowed(counted);
         const matches = await verifyClientSecret(secret, stored);
-        if (!matches) attempts.recordFailure(clientId);
+        if (!matches) attempts.recordFailure(counted);
         return matches;
       });
 
@@ -49,37 +49,40 @@ export function authenticationService(
    * (see verified-secrets.ts); a wrong secret, or an unknown client id (checked against the dummy
    * hash, never remembered), always costs one scrypt, so timing reveals nothing.
    */
-  async function authenticate(clientId: string, clientSecret: string) {
-    attempts.assertAllowed(clientId);
+  async function authenticate(clientId: string, clientSecret: string, address: string) {
+    // Counted per client id and caller's address: someone who knows a client id (they are not
+    // secret) cannot lock its owner out from another address.
+    const counted = `${clientId}\n${address}`;
+    attempts.assertAllowed(counted);
     const client = await repository.findApiClient(clientId);
     let matches: boolean;
     try {
-      matches = await secrets.verify(clientSecret, client?.secretHash ?? (await hashForUnknownClient()), boundedVerifier(clientId));
+      matches = await secrets.verify(clientSecret, client?.secretHash ?? (await hashForUnknownClient()), boundedVerifier(counted));
     } catch (error) {
       if (error instanceof HashingBusy) throw hashingBusy();
       throw error;
     }
     if (!client || !matches) return undefined; // the failure is counted (boundedVerifier)
-    attempts.recordSuccess(clientId);
+    attempts.recordSuccess(counted);
     return client;
   }
 
   return {
     /** First form: credentials and scope in the form body. */
-    async issueForBodyCredentials(body: { client_id: string; client_secret: string; scope: string }): Promise<IssuedAccessToken> {
+    async issueForBodyCredentials(body: { client_id: string; client_secret: string; scope: string }, address: string): Promise<IssuedAccessToken> {
       if (!grantedScope(body.scope)) {
         throw new ApiError(400, 'invalid_scope', `scope must be ${GATEWAY_SCOPE}`);
       }
-      const client = await authenticate(body.client_id, body.client_secret);
+      const client = await authenticate(body.client_id, body.client_secret, address);
       if (!client) throw new ApiError(401, 'invalid_credentials', INVALID_CREDENTIALS);
       return tokens.issue(client);
     },
 
     /** Second form: credentials in a Basic header; the gateway scope is granted (package decision). */
-    async issueForBasicCredentials(authorization: string | undefined): Promise<IssuedAccessToken> {
+    async issueForBasicCredentials(authorization: string | undefined, address: string): Promise<IssuedAccessToken> {
       const credentials = parseBasicCredentials(authorization);
       if (!credentials) throw new ApiError(401, 'invalid_client', 'Missing or malformed Basic credentials');
-      const client = await authenticate(credentials.clientId, credentials.clientSecret);
+      const client = await authenticate(credentials.clientId, credentials.clientSecret, address);
       if (!client) throw new ApiError(401, 'invalid_client', INVALID_CREDENTIALS);
       return tokens.issue(client);
     },

@@ -36,7 +36,10 @@ function limiter({ limit, windowMs }: RateLimitConfig, identifier: string, key: 
   });
 }
 
-const byAddress = (req: Request) => `address:${ipKeyGenerator(req.ip ?? '')}`;
+/** The caller's address as limits count it: an IPv6 address by its /56 (one customer's network), IPv4 whole. */
+export const callerAddress = (req: Request) => ipKeyGenerator(req.ip ?? '');
+
+const byAddress = (req: Request) => `address:${callerAddress(req)}`;
 
 export function rateLimitPerClient(config: RateLimitConfig): RequestHandler {
   return limiter(config, 'per-client', (req) => (req.accessToken ? `client:${req.accessToken.clientId}` : byAddress(req)), (_req, _res, next, seconds) =>

@@ -1,6 +1,7 @@
-// Brute force on the token endpoints: failed attempts throttled per client id (429 with Retry-After
+// Brute force on the token endpoints: failed attempts throttled per client id and address (429 with Retry-After
 // in each form's shape, the correct secret refused too while throttled, other clients untouched, a
 // new window after the old one), and scrypt bounded so that a flood cannot take every thread.
+import { request as httpRequest } from 'node:http';
 import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import { failedAttempts } from '../../server/authentication/failed-attempts.ts';
 import { HashingBusy, hashingSlots } from '../../server/authentication/hashing-slots.ts';
@@ -87,6 +88,30 @@ describe('failed attempts on the token endpoints', () => {
     expect(unknown.body.message).toBe(THROTTLED);
   });
 
+  it('counts per caller address too: wrong secrets from another address do not lock the client out here', async () => {
+    const { clientId, clientSecret } = await newClient('throttle-other-address');
+    // The attacker's address: 127.0.0.2, another loopback address of this machine.
+    const fromAttacker = (secret: string) =>
+      new Promise<{ status: number; body: string }>((resolve, reject) => {
+        const body = new URLSearchParams(tokenForm({ client_id: clientId, client_secret: secret })).toString();
+        const req = httpRequest(`${sandbox.url}${FIRST_FORM}`, { method: 'POST', localAddress: '127.0.0.2', headers: { 'content-type': 'application/x-www-form-urlencoded' } }, (res) => {
+          let text = '';
+          res.on('data', (chunk) => (text += chunk));
+          res.on('end', () => resolve({ status: res.statusCode!, body: text }));
+        });
+        req.on('error', reject);
+        req.end(body);
+      });
+    for (let i = 0; i < LIMIT; i++) expect((await fromAttacker(`guess-${i}`)).status).toBe(401);
+    const attacker = await fromAttacker(clientSecret);
+    expect(attacker.status).toBe(429);
+    expect(JSON.parse(attacker.body).message).toBe(THROTTLED);
+    // The client's own address (127.0.0.1) still gets its token.
+    const own = await firstForm(clientId, clientSecret);
+    expect(own.status).toBe(200);
+    expect(own.body.token_type).toBe('Bearer');
+  });
+
   it('lets a client in again once its window is over', async () => {
     const { clientId, clientSecret } = await newClient('throttle-window');
     await failTimes(firstForm, clientId);
@@ -168,9 +193,9 @@ describe('the service under a flood', () => {
   it('answers 429 with Retry-After: 1 when the line is full, and lets a remembered secret through', async () => {
     const slots = hashingSlots({ concurrency: 1, maxWaiting: 1 });
     const service = authenticationService(repository, tokens, { slots });
-    await service.issueForBodyCredentials(form('right-secret')); // remembered from now on
-    const guesses = ['a', 'b', 'c'].map((guess) => service.issueForBodyCredentials(form(guess, `unknown-${guess}`)).catch((e: unknown) => e));
-    expect(await service.issueForBodyCredentials(form('right-secret'))).toMatchObject({ accessToken: 'token' });
+    await service.issueForBodyCredentials(form('right-secret'), '203.0.113.9'); // remembered from now on
+    const guesses = ['a', 'b', 'c'].map((guess) => service.issueForBodyCredentials(form(guess, `unknown-${guess}`), '203.0.113.9').catch((e: unknown) => e));
+    expect(await service.issueForBodyCredentials(form('right-secret'), '203.0.113.9')).toMatchObject({ accessToken: 'token' });
     const [, , busy] = await Promise.all(guesses);
     expect(busy).toBeInstanceOf(ApiError);
     expect(busy).toMatchObject({ status: 429, code: 'too_many_requests', headers: { 'Retry-After': '1' } });
@@ -179,7 +204,7 @@ describe('the service under a flood', () => {
   it('hashes no more guesses for one client than its limit, however many arrive at once', async () => {
     const slots = hashingSlots({ concurrency: 1, maxWaiting: 100 });
     const service = authenticationService(repository, tokens, { slots, attempts: failedAttempts({ limit: 2, windowMs: 60_000 }) });
-    const statuses = await Promise.all(Array.from({ length: 10 }, (_, i) => outcome(service.issueForBodyCredentials(form(`guess-${i}`)))));
+    const statuses = await Promise.all(Array.from({ length: 10 }, (_, i) => outcome(service.issueForBodyCredentials(form(`guess-${i}`), '203.0.113.9'))));
     expect(statuses).toEqual([401, 401, ...Array(8).fill(429)]);
     expect(scryptCalls).toHaveBeenCalledTimes(2);
   });
