@@ -506,8 +506,8 @@ function validate24(data, { instancePath = "", parentData, parentDataProperty, r
     if (data.country !== void 0) {
       let data6 = data.country;
       if (typeof data6 === "string") {
-        if (!pattern19.test(data6)) {
-          const err24 = { instancePath: instancePath + "/country", schemaPath: "#/components/schemas/CountryCode/pattern", keyword: "pattern", params: { pattern: "^[A-Z]{2}$" }, message: 'must match pattern "^[A-Z]{2}$"' };
+        if (func1(data6) > 2) {
+          const err24 = { instancePath: instancePath + "/country", schemaPath: "#/components/schemas/CountryCode/maxLength", keyword: "maxLength", params: { limit: 2 }, message: "must NOT have more than 2 characters" };
           if (vErrors === null) {
             vErrors = [err24];
           } else {
@@ -515,22 +515,31 @@ function validate24(data, { instancePath = "", parentData, parentDataProperty, r
           }
           errors++;
         }
+        if (!pattern19.test(data6)) {
+          const err25 = { instancePath: instancePath + "/country", schemaPath: "#/components/schemas/CountryCode/pattern", keyword: "pattern", params: { pattern: "^[A-Z]{2}$" }, message: 'must match pattern "^[A-Z]{2}$"' };
+          if (vErrors === null) {
+            vErrors = [err25];
+          } else {
+            vErrors.push(err25);
+          }
+          errors++;
+        }
       } else {
-        const err25 = { instancePath: instancePath + "/country", schemaPath: "#/components/schemas/CountryCode/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+        const err26 = { instancePath: instancePath + "/country", schemaPath: "#/components/schemas/CountryCode/type", keyword: "type", params: { type: "string" }, message: "must be string" };
         if (vErrors === null) {
-          vErrors = [err25];
+          vErrors = [err26];
         } else {
-          vErrors.push(err25);
+          vErrors.push(err26);
         }
         errors++;
       }
       if (typeof data6 === "string") {
         if (func1(data6) > 2) {
-          const err26 = { instancePath: instancePath + "/country", schemaPath: "#/properties/country/maxLength", keyword: "maxLength", params: { limit: 2 }, message: "must NOT have more than 2 characters" };
+          const err27 = { instancePath: instancePath + "/country", schemaPath: "#/properties/country/maxLength", keyword: "maxLength", params: { limit: 2 }, message: "must NOT have more than 2 characters" };
           if (vErrors === null) {
-            vErrors = [err26];
+            vErrors = [err27];
           } else {
-            vErrors.push(err26);
+            vErrors.push(err27);
           }
           errors++;
         }
@@ -540,16 +549,7 @@ function validate24(data, { instancePath = "", parentData, parentDataProperty, r
       let data7 = data.postal_code;
       if (typeof data7 === "string") {
         if (func1(data7) > 8) {
-          const err27 = { instancePath: instancePath + "/postal_code", schemaPath: "#/properties/postal_code/maxLength", keyword: "maxLength", params: { limit: 8 }, message: "must NOT have more than 8 characters" };
-          if (vErrors === null) {
-            vErrors = [err27];
-          } else {
-            vErrors.push(err27);
-          }
-          errors++;
-        }
-        if (func1(data7) < 1) {
-          const err28 = { instancePath: instancePath + "/postal_code", schemaPath: "#/properties/postal_code/minLength", keyword: "minLength", params: { limit: 1 }, message: "must NOT have fewer than 1 characters" };
+          const err28 = { instancePath: instancePath + "/postal_code", schemaPath: "#/properties/postal_code/maxLength", keyword: "maxLength", params: { limit: 8 }, message: "must NOT have more than 8 characters" };
           if (vErrors === null) {
             vErrors = [err28];
           } else {
@@ -557,8 +557,8 @@ function validate24(data, { instancePath = "", parentData, parentDataProperty, r
           }
           errors++;
         }
-        if (!pattern8.test(data7)) {
-          const err29 = { instancePath: instancePath + "/postal_code", schemaPath: "#/properties/postal_code/pattern", keyword: "pattern", params: { pattern: "^[^\\u0000-\\u0008\\u000B\\u000C\\u000E-\\u001F\\u007F]*$" }, message: 'must match pattern "^[^\\u0000-\\u0008\\u000B\\u000C\\u000E-\\u001F\\u007F]*$"' };
+        if (func1(data7) < 1) {
+          const err29 = { instancePath: instancePath + "/postal_code", schemaPath: "#/properties/postal_code/minLength", keyword: "minLength", params: { limit: 1 }, message: "must NOT have fewer than 1 characters" };
           if (vErrors === null) {
             vErrors = [err29];
           } else {
@@ -566,12 +566,21 @@ function validate24(data, { instancePath = "", parentData, parentDataProperty, r
           }
           errors++;
         }
+        if (!pattern8.test(data7)) {
+          const err30 = { instancePath: instancePath + "/postal_code", schemaPath: "#/properties/postal_code/pattern", keyword: "pattern", params: { pattern: "^[^\\u0000-\\u0008\\u000B\\u000C\\u000E-\\u001F\\u007F]*$" }, message: 'must match pattern "^[^\\u0000-\\u0008\\u000B\\u000C\\u000E-\\u001F\\u007F]*$"' };
+          if (vErrors === null) {
+            vErrors = [err30];
+          } else {
+            vErrors.push(err30);
+          }
+          errors++;
+        }
       } else {
-        const err30 = { instancePath: instancePath + "/postal_code", schemaPath: "#/properties/postal_code/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+        const err31 = { instancePath: instancePath + "/postal_code", schemaPath: "#/properties/postal_code/type", keyword: "type", params: { type: "string" }, message: "must be string" };
         if (vErrors === null) {
-          vErrors = [err30];
+          vErrors = [err31];
         } else {
-          vErrors.push(err30);
+          vErrors.push(err31);
         }
         errors++;
       }
@@ -580,16 +589,7 @@ function validate24(data, { instancePath = "", parentData, parentDataProperty, r
       let data8 = data.reference;
       if (typeof data8 === "string") {
         if (func1(data8) > 80) {
-          const err31 = { instancePath: instancePath + "/reference", schemaPath: "#/properties/reference/maxLength", keyword: "maxLength", params: { limit: 80 }, message: "must NOT have more than 80 characters" };
-          if (vErrors === null) {
-            vErrors = [err31];
-          } else {
-            vErrors.push(err31);
-          }
-          errors++;
-        }
-        if (!pattern8.test(data8)) {
-          const err32 = { instancePath: instancePath + "/reference", schemaPath: "#/properties/reference/pattern", keyword: "pattern", params: { pattern: "^[^\\u0000-\\u0008\\u000B\\u000C\\u000E-\\u001F\\u007F]*$" }, message: 'must match pattern "^[^\\u0000-\\u0008\\u000B\\u000C\\u000E-\\u001F\\u007F]*$"' };
+          const err32 = { instancePath: instancePath + "/reference", schemaPath: "#/properties/reference/maxLength", keyword: "maxLength", params: { limit: 80 }, message: "must NOT have more than 80 characters" };
           if (vErrors === null) {
             vErrors = [err32];
           } else {
@@ -597,22 +597,31 @@ function validate24(data, { instancePath = "", parentData, parentDataProperty, r
           }
           errors++;
         }
+        if (!pattern8.test(data8)) {
+          const err33 = { instancePath: instancePath + "/reference", schemaPath: "#/properties/reference/pattern", keyword: "pattern", params: { pattern: "^[^\\u0000-\\u0008\\u000B\\u000C\\u000E-\\u001F\\u007F]*$" }, message: 'must match pattern "^[^\\u0000-\\u0008\\u000B\\u000C\\u000E-\\u001F\\u007F]*$"' };
+          if (vErrors === null) {
+            vErrors = [err33];
+          } else {
+            vErrors.push(err33);
+          }
+          errors++;
+        }
       } else {
-        const err33 = { instancePath: instancePath + "/reference", schemaPath: "#/properties/reference/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+        const err34 = { instancePath: instancePath + "/reference", schemaPath: "#/properties/reference/type", keyword: "type", params: { type: "string" }, message: "must be string" };
         if (vErrors === null) {
-          vErrors = [err33];
+          vErrors = [err34];
         } else {
-          vErrors.push(err33);
+          vErrors.push(err34);
         }
         errors++;
       }
     }
   } else {
-    const err34 = { instancePath, schemaPath: "#/type", keyword: "type", params: { type: "object" }, message: "must be object" };
+    const err35 = { instancePath, schemaPath: "#/type", keyword: "type", params: { type: "object" }, message: "must be object" };
     if (vErrors === null) {
-      vErrors = [err34];
+      vErrors = [err35];
     } else {
-      vErrors.push(err34);
+      vErrors.push(err35);
     }
     errors++;
   }
@@ -1375,8 +1384,8 @@ function validate30(data, { instancePath = "", parentData, parentDataProperty, r
     if (data.currency !== void 0) {
       let data2 = data.currency;
       if (typeof data2 === "string") {
-        if (!pattern26.test(data2)) {
-          const err9 = { instancePath: instancePath + "/currency", schemaPath: "#/components/schemas/CurrencyCode/pattern", keyword: "pattern", params: { pattern: "^[A-Z]{3}$" }, message: 'must match pattern "^[A-Z]{3}$"' };
+        if (func1(data2) > 3) {
+          const err9 = { instancePath: instancePath + "/currency", schemaPath: "#/components/schemas/CurrencyCode/maxLength", keyword: "maxLength", params: { limit: 3 }, message: "must NOT have more than 3 characters" };
           if (vErrors === null) {
             vErrors = [err9];
           } else {
@@ -1384,12 +1393,21 @@ function validate30(data, { instancePath = "", parentData, parentDataProperty, r
           }
           errors++;
         }
+        if (!pattern26.test(data2)) {
+          const err10 = { instancePath: instancePath + "/currency", schemaPath: "#/components/schemas/CurrencyCode/pattern", keyword: "pattern", params: { pattern: "^[A-Z]{3}$" }, message: 'must match pattern "^[A-Z]{3}$"' };
+          if (vErrors === null) {
+            vErrors = [err10];
+          } else {
+            vErrors.push(err10);
+          }
+          errors++;
+        }
       } else {
-        const err10 = { instancePath: instancePath + "/currency", schemaPath: "#/components/schemas/CurrencyCode/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+        const err11 = { instancePath: instancePath + "/currency", schemaPath: "#/components/schemas/CurrencyCode/type", keyword: "type", params: { type: "string" }, message: "must be string" };
         if (vErrors === null) {
-          vErrors = [err10];
+          vErrors = [err11];
         } else {
-          vErrors.push(err10);
+          vErrors.push(err11);
         }
         errors++;
       }
@@ -1398,16 +1416,7 @@ function validate30(data, { instancePath = "", parentData, parentDataProperty, r
       let data3 = data.installment;
       if (data3 && typeof data3 == "object" && !Array.isArray(data3)) {
         if (data3.type === void 0) {
-          const err11 = { instancePath: instancePath + "/installment", schemaPath: "#/components/schemas/CheckoutInstallment/required", keyword: "required", params: { missingProperty: "type" }, message: "must have required property 'type'" };
-          if (vErrors === null) {
-            vErrors = [err11];
-          } else {
-            vErrors.push(err11);
-          }
-          errors++;
-        }
-        if (data3.number === void 0) {
-          const err12 = { instancePath: instancePath + "/installment", schemaPath: "#/components/schemas/CheckoutInstallment/required", keyword: "required", params: { missingProperty: "number" }, message: "must have required property 'number'" };
+          const err12 = { instancePath: instancePath + "/installment", schemaPath: "#/components/schemas/CheckoutInstallment/required", keyword: "required", params: { missingProperty: "type" }, message: "must have required property 'type'" };
           if (vErrors === null) {
             vErrors = [err12];
           } else {
@@ -1415,19 +1424,19 @@ function validate30(data, { instancePath = "", parentData, parentDataProperty, r
           }
           errors++;
         }
+        if (data3.number === void 0) {
+          const err13 = { instancePath: instancePath + "/installment", schemaPath: "#/components/schemas/CheckoutInstallment/required", keyword: "required", params: { missingProperty: "number" }, message: "must have required property 'number'" };
+          if (vErrors === null) {
+            vErrors = [err13];
+          } else {
+            vErrors.push(err13);
+          }
+          errors++;
+        }
         if (data3.type !== void 0) {
           let data4 = data3.type;
           if (typeof data4 !== "string") {
-            const err13 = { instancePath: instancePath + "/installment/type", schemaPath: "#/components/schemas/CheckoutInstallment/properties/type/type", keyword: "type", params: { type: "string" }, message: "must be string" };
-            if (vErrors === null) {
-              vErrors = [err13];
-            } else {
-              vErrors.push(err13);
-            }
-            errors++;
-          }
-          if (!(data4 === "no_interest" || data4 === "with_interest")) {
-            const err14 = { instancePath: instancePath + "/installment/type", schemaPath: "#/components/schemas/CheckoutInstallment/properties/type/enum", keyword: "enum", params: { allowedValues: schema44.properties.type.enum }, message: "must be equal to one of the allowed values" };
+            const err14 = { instancePath: instancePath + "/installment/type", schemaPath: "#/components/schemas/CheckoutInstallment/properties/type/type", keyword: "type", params: { type: "string" }, message: "must be string" };
             if (vErrors === null) {
               vErrors = [err14];
             } else {
@@ -1435,11 +1444,8 @@ function validate30(data, { instancePath = "", parentData, parentDataProperty, r
             }
             errors++;
           }
-        }
-        if (data3.number !== void 0) {
-          let data5 = data3.number;
-          if (!(typeof data5 == "number" && (!(data5 % 1) && !isNaN(data5)))) {
-            const err15 = { instancePath: instancePath + "/installment/number", schemaPath: "#/components/schemas/CheckoutInstallment/properties/number/type", keyword: "type", params: { type: "integer" }, message: "must be integer" };
+          if (!(data4 === "no_interest" || data4 === "with_interest")) {
+            const err15 = { instancePath: instancePath + "/installment/type", schemaPath: "#/components/schemas/CheckoutInstallment/properties/type/enum", keyword: "enum", params: { allowedValues: schema44.properties.type.enum }, message: "must be equal to one of the allowed values" };
             if (vErrors === null) {
               vErrors = [err15];
             } else {
@@ -1447,18 +1453,21 @@ function validate30(data, { instancePath = "", parentData, parentDataProperty, r
             }
             errors++;
           }
+        }
+        if (data3.number !== void 0) {
+          let data5 = data3.number;
+          if (!(typeof data5 == "number" && (!(data5 % 1) && !isNaN(data5)))) {
+            const err16 = { instancePath: instancePath + "/installment/number", schemaPath: "#/components/schemas/CheckoutInstallment/properties/number/type", keyword: "type", params: { type: "integer" }, message: "must be integer" };
+            if (vErrors === null) {
+              vErrors = [err16];
+            } else {
+              vErrors.push(err16);
+            }
+            errors++;
+          }
           if (typeof data5 == "number") {
             if (data5 < 2 || isNaN(data5)) {
-              const err16 = { instancePath: instancePath + "/installment/number", schemaPath: "#/components/schemas/CheckoutInstallment/properties/number/minimum", keyword: "minimum", params: { comparison: ">=", limit: 2 }, message: "must be >= 2" };
-              if (vErrors === null) {
-                vErrors = [err16];
-              } else {
-                vErrors.push(err16);
-              }
-              errors++;
-            }
-            if (!formats8.validate(data5)) {
-              const err17 = { instancePath: instancePath + "/installment/number", schemaPath: "#/components/schemas/CheckoutInstallment/properties/number/format", keyword: "format", params: { format: "int32" }, message: 'must match format "int32"' };
+              const err17 = { instancePath: instancePath + "/installment/number", schemaPath: "#/components/schemas/CheckoutInstallment/properties/number/minimum", keyword: "minimum", params: { comparison: ">=", limit: 2 }, message: "must be >= 2" };
               if (vErrors === null) {
                 vErrors = [err17];
               } else {
@@ -1466,25 +1475,34 @@ function validate30(data, { instancePath = "", parentData, parentDataProperty, r
               }
               errors++;
             }
+            if (!formats8.validate(data5)) {
+              const err18 = { instancePath: instancePath + "/installment/number", schemaPath: "#/components/schemas/CheckoutInstallment/properties/number/format", keyword: "format", params: { format: "int32" }, message: 'must match format "int32"' };
+              if (vErrors === null) {
+                vErrors = [err18];
+              } else {
+                vErrors.push(err18);
+              }
+              errors++;
+            }
           }
         }
         if (data3.schema !== void 0) {
           if (typeof data3.schema !== "string") {
-            const err18 = { instancePath: instancePath + "/installment/schema", schemaPath: "#/components/schemas/CheckoutInstallment/properties/schema/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+            const err19 = { instancePath: instancePath + "/installment/schema", schemaPath: "#/components/schemas/CheckoutInstallment/properties/schema/type", keyword: "type", params: { type: "string" }, message: "must be string" };
             if (vErrors === null) {
-              vErrors = [err18];
+              vErrors = [err19];
             } else {
-              vErrors.push(err18);
+              vErrors.push(err19);
             }
             errors++;
           }
         }
       } else {
-        const err19 = { instancePath: instancePath + "/installment", schemaPath: "#/components/schemas/CheckoutInstallment/type", keyword: "type", params: { type: "object" }, message: "must be object" };
+        const err20 = { instancePath: instancePath + "/installment", schemaPath: "#/components/schemas/CheckoutInstallment/type", keyword: "type", params: { type: "object" }, message: "must be object" };
         if (vErrors === null) {
-          vErrors = [err19];
+          vErrors = [err20];
         } else {
-          vErrors.push(err19);
+          vErrors.push(err20);
         }
         errors++;
       }
@@ -1493,11 +1511,11 @@ function validate30(data, { instancePath = "", parentData, parentDataProperty, r
       let data7 = data.result;
       if (data7 && typeof data7 == "object" && !Array.isArray(data7)) {
         if (data7.status === void 0) {
-          const err20 = { instancePath: instancePath + "/result", schemaPath: "#/components/schemas/CheckoutPaymentResult/required", keyword: "required", params: { missingProperty: "status" }, message: "must have required property 'status'" };
+          const err21 = { instancePath: instancePath + "/result", schemaPath: "#/components/schemas/CheckoutPaymentResult/required", keyword: "required", params: { missingProperty: "status" }, message: "must have required property 'status'" };
           if (vErrors === null) {
-            vErrors = [err20];
+            vErrors = [err21];
           } else {
-            vErrors.push(err20);
+            vErrors.push(err21);
           }
           errors++;
         }
@@ -1505,16 +1523,7 @@ function validate30(data, { instancePath = "", parentData, parentDataProperty, r
           let data8 = data7.payment_id;
           if (typeof data8 === "string") {
             if (!pattern4.test(data8)) {
-              const err21 = { instancePath: instancePath + "/result/payment_id", schemaPath: "#/components/schemas/CheckoutPaymentResult/properties/payment_id/pattern", keyword: "pattern", params: { pattern: "^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-4[0-9a-fA-F]{3}-[89abAB][0-9a-fA-F]{3}-[0-9a-fA-F]{12}$" }, message: 'must match pattern "^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-4[0-9a-fA-F]{3}-[89abAB][0-9a-fA-F]{3}-[0-9a-fA-F]{12}$"' };
-              if (vErrors === null) {
-                vErrors = [err21];
-              } else {
-                vErrors.push(err21);
-              }
-              errors++;
-            }
-            if (!formats0.test(data8)) {
-              const err22 = { instancePath: instancePath + "/result/payment_id", schemaPath: "#/components/schemas/CheckoutPaymentResult/properties/payment_id/format", keyword: "format", params: { format: "uuid" }, message: 'must match format "uuid"' };
+              const err22 = { instancePath: instancePath + "/result/payment_id", schemaPath: "#/components/schemas/CheckoutPaymentResult/properties/payment_id/pattern", keyword: "pattern", params: { pattern: "^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-4[0-9a-fA-F]{3}-[89abAB][0-9a-fA-F]{3}-[0-9a-fA-F]{12}$" }, message: 'must match pattern "^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-4[0-9a-fA-F]{3}-[89abAB][0-9a-fA-F]{3}-[0-9a-fA-F]{12}$"' };
               if (vErrors === null) {
                 vErrors = [err22];
               } else {
@@ -1522,20 +1531,17 @@ function validate30(data, { instancePath = "", parentData, parentDataProperty, r
               }
               errors++;
             }
-          } else {
-            const err23 = { instancePath: instancePath + "/result/payment_id", schemaPath: "#/components/schemas/CheckoutPaymentResult/properties/payment_id/type", keyword: "type", params: { type: "string" }, message: "must be string" };
-            if (vErrors === null) {
-              vErrors = [err23];
-            } else {
-              vErrors.push(err23);
+            if (!formats0.test(data8)) {
+              const err23 = { instancePath: instancePath + "/result/payment_id", schemaPath: "#/components/schemas/CheckoutPaymentResult/properties/payment_id/format", keyword: "format", params: { format: "uuid" }, message: 'must match format "uuid"' };
+              if (vErrors === null) {
+                vErrors = [err23];
+              } else {
+                vErrors.push(err23);
+              }
+              errors++;
             }
-            errors++;
-          }
-        }
-        if (data7.status !== void 0) {
-          let data9 = data7.status;
-          if (typeof data9 !== "string") {
-            const err24 = { instancePath: instancePath + "/result/status", schemaPath: "#/components/schemas/CheckoutPaymentResult/properties/status/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+          } else {
+            const err24 = { instancePath: instancePath + "/result/payment_id", schemaPath: "#/components/schemas/CheckoutPaymentResult/properties/payment_id/type", keyword: "type", params: { type: "string" }, message: "must be string" };
             if (vErrors === null) {
               vErrors = [err24];
             } else {
@@ -1543,8 +1549,11 @@ function validate30(data, { instancePath = "", parentData, parentDataProperty, r
             }
             errors++;
           }
-          if (!(data9 === "Authorized" || data9 === "Denied")) {
-            const err25 = { instancePath: instancePath + "/result/status", schemaPath: "#/components/schemas/CheckoutPaymentResult/properties/status/enum", keyword: "enum", params: { allowedValues: schema45.properties.status.enum }, message: "must be equal to one of the allowed values" };
+        }
+        if (data7.status !== void 0) {
+          let data9 = data7.status;
+          if (typeof data9 !== "string") {
+            const err25 = { instancePath: instancePath + "/result/status", schemaPath: "#/components/schemas/CheckoutPaymentResult/properties/status/type", keyword: "type", params: { type: "string" }, message: "must be string" };
             if (vErrors === null) {
               vErrors = [err25];
             } else {
@@ -1552,10 +1561,8 @@ function validate30(data, { instancePath = "", parentData, parentDataProperty, r
             }
             errors++;
           }
-        }
-        if (data7.authorization_code !== void 0) {
-          if (typeof data7.authorization_code !== "string") {
-            const err26 = { instancePath: instancePath + "/result/authorization_code", schemaPath: "#/components/schemas/CheckoutPaymentResult/properties/authorization_code/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+          if (!(data9 === "Authorized" || data9 === "Denied")) {
+            const err26 = { instancePath: instancePath + "/result/status", schemaPath: "#/components/schemas/CheckoutPaymentResult/properties/status/enum", keyword: "enum", params: { allowedValues: schema45.properties.status.enum }, message: "must be equal to one of the allowed values" };
             if (vErrors === null) {
               vErrors = [err26];
             } else {
@@ -1564,9 +1571,9 @@ function validate30(data, { instancePath = "", parentData, parentDataProperty, r
             errors++;
           }
         }
-        if (data7.transaction_datetime !== void 0) {
-          if (typeof data7.transaction_datetime !== "string") {
-            const err27 = { instancePath: instancePath + "/result/transaction_datetime", schemaPath: "#/components/schemas/CheckoutPaymentResult/properties/transaction_datetime/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+        if (data7.authorization_code !== void 0) {
+          if (typeof data7.authorization_code !== "string") {
+            const err27 = { instancePath: instancePath + "/result/authorization_code", schemaPath: "#/components/schemas/CheckoutPaymentResult/properties/authorization_code/type", keyword: "type", params: { type: "string" }, message: "must be string" };
             if (vErrors === null) {
               vErrors = [err27];
             } else {
@@ -1575,9 +1582,9 @@ function validate30(data, { instancePath = "", parentData, parentDataProperty, r
             errors++;
           }
         }
-        if (data7.return_message !== void 0) {
-          if (typeof data7.return_message !== "string") {
-            const err28 = { instancePath: instancePath + "/result/return_message", schemaPath: "#/components/schemas/CheckoutPaymentResult/properties/return_message/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+        if (data7.transaction_datetime !== void 0) {
+          if (typeof data7.transaction_datetime !== "string") {
+            const err28 = { instancePath: instancePath + "/result/transaction_datetime", schemaPath: "#/components/schemas/CheckoutPaymentResult/properties/transaction_datetime/type", keyword: "type", params: { type: "string" }, message: "must be string" };
             if (vErrors === null) {
               vErrors = [err28];
             } else {
@@ -1586,9 +1593,9 @@ function validate30(data, { instancePath = "", parentData, parentDataProperty, r
             errors++;
           }
         }
-        if (data7.return_code !== void 0) {
-          if (typeof data7.return_code !== "string") {
-            const err29 = { instancePath: instancePath + "/result/return_code", schemaPath: "#/components/schemas/CheckoutPaymentResult/properties/return_code/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+        if (data7.return_message !== void 0) {
+          if (typeof data7.return_message !== "string") {
+            const err29 = { instancePath: instancePath + "/result/return_message", schemaPath: "#/components/schemas/CheckoutPaymentResult/properties/return_message/type", keyword: "type", params: { type: "string" }, message: "must be string" };
             if (vErrors === null) {
               vErrors = [err29];
             } else {
@@ -1597,44 +1604,55 @@ function validate30(data, { instancePath = "", parentData, parentDataProperty, r
             errors++;
           }
         }
+        if (data7.return_code !== void 0) {
+          if (typeof data7.return_code !== "string") {
+            const err30 = { instancePath: instancePath + "/result/return_code", schemaPath: "#/components/schemas/CheckoutPaymentResult/properties/return_code/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+            if (vErrors === null) {
+              vErrors = [err30];
+            } else {
+              vErrors.push(err30);
+            }
+            errors++;
+          }
+        }
         if (data7.card_id !== void 0) {
           let data14 = data7.card_id;
           if (typeof data14 === "string") {
             if (!formats0.test(data14)) {
-              const err30 = { instancePath: instancePath + "/result/card_id", schemaPath: "#/components/schemas/CheckoutPaymentResult/properties/card_id/format", keyword: "format", params: { format: "uuid" }, message: 'must match format "uuid"' };
+              const err31 = { instancePath: instancePath + "/result/card_id", schemaPath: "#/components/schemas/CheckoutPaymentResult/properties/card_id/format", keyword: "format", params: { format: "uuid" }, message: 'must match format "uuid"' };
               if (vErrors === null) {
-                vErrors = [err30];
+                vErrors = [err31];
               } else {
-                vErrors.push(err30);
+                vErrors.push(err31);
               }
               errors++;
             }
           } else {
-            const err31 = { instancePath: instancePath + "/result/card_id", schemaPath: "#/components/schemas/CheckoutPaymentResult/properties/card_id/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+            const err32 = { instancePath: instancePath + "/result/card_id", schemaPath: "#/components/schemas/CheckoutPaymentResult/properties/card_id/type", keyword: "type", params: { type: "string" }, message: "must be string" };
             if (vErrors === null) {
-              vErrors = [err31];
+              vErrors = [err32];
             } else {
-              vErrors.push(err31);
+              vErrors.push(err32);
             }
             errors++;
           }
         }
       } else {
-        const err32 = { instancePath: instancePath + "/result", schemaPath: "#/components/schemas/CheckoutPaymentResult/type", keyword: "type", params: { type: "object" }, message: "must be object" };
+        const err33 = { instancePath: instancePath + "/result", schemaPath: "#/components/schemas/CheckoutPaymentResult/type", keyword: "type", params: { type: "object" }, message: "must be object" };
         if (vErrors === null) {
-          vErrors = [err32];
+          vErrors = [err33];
         } else {
-          vErrors.push(err32);
+          vErrors.push(err33);
         }
         errors++;
       }
     }
   } else {
-    const err33 = { instancePath, schemaPath: "#/type", keyword: "type", params: { type: "object" }, message: "must be object" };
+    const err34 = { instancePath, schemaPath: "#/type", keyword: "type", params: { type: "object" }, message: "must be object" };
     if (vErrors === null) {
-      vErrors = [err33];
+      vErrors = [err34];
     } else {
-      vErrors.push(err33);
+      vErrors.push(err34);
     }
     errors++;
   }

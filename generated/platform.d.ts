@@ -1197,7 +1197,9 @@ export interface components {
          * @description Payment methods configuration, the seed's shared object named `payment` (payment link, business
          *     configuration) or `payments` (seller). Each key is one method; card methods also list their brands.
          *
-         *     **At least one method must have `enabled = true`** (seed rule, carried by this schema's `anyOf`).
+         *     **At least one method must have `enabled = true`** (seed rule, carried by the `anyOf` inside this
+         *     schema's `allOf`; written as `allOf` of the methods and that rule, so that code generators make
+         *     the methods and the rule one type, not a union where the methods are one choice among others).
          *
          *     Availability by country (seed table; yes = available):
          *
@@ -1233,7 +1235,7 @@ export interface components {
             apple_pay?: components["schemas"]["PaymentMethodToggle"];
             /** @description Click to Pay of the card network. AR only. */
             c2p_master?: components["schemas"]["PaymentMethodToggle"];
-        } | {
+        } & ({
             credit: {
                 /**
                  * @description Credit is enabled.
@@ -1289,7 +1291,7 @@ export interface components {
                  */
                 enabled: true;
             };
-        };
+        });
         /**
          * @description A payment link of the seller: a public page (reached through `short_id`) where customers pay for
          *     the link's products.

@@ -39,6 +39,14 @@ const PLATFORM_INFO = {
   license: { name: 'MIT', identifier: 'MIT' },
 };
 
+/**
+ * How the YAML bundles are written: no line folding, and every string a YAML 1.1 loader would read
+ * as something else quoted (dates and date-times of the examples, `yes`/`no`, `12:30`): js-yaml's
+ * default `load()` and PyYAML's `safe_load` turn an unquoted `2026-03-01` into a date. The document
+ * means the same to a YAML 1.2 parser.
+ */
+const YAML_OUTPUT = { lineWidth: 0, version: '1.1' } as const;
+
 async function redocly(args: string[]): Promise<void> {
   await run(bin('redocly'), args, { cwd: root, env: { ...process.env, REDOCLY_TELEMETRY: 'off', REDOCLY_SUPPRESS_UPDATE_NOTICE: 'true' } });
 }
@@ -57,7 +65,7 @@ async function finishPlatformBundle(file: string, areaBundle: string): Promise<v
   }
   await addAreaIntroductions(rest, outDirOf(areaBundle));
   const doc = { openapi, info: PLATFORM_INFO, servers: platformServers, ...rest };
-  await writeFile(file, stringify(doc, { lineWidth: 0 }));
+  await writeFile(file, stringify(doc, YAML_OUTPUT));
 }
 
 const outDirOf = (file: string) => join(file, '..');
@@ -108,7 +116,7 @@ export async function generate(outDir: string): Promise<void> {
     AREAS.map(async (area) => {
       const bundle = join(outDir, `${area}.openapi.yaml`);
       await redocly(['bundle', area, '-o', bundle]);
-      await writeFile(bundle, stringify(inlineTextRefs(parse(await readFile(bundle, 'utf8'))), { lineWidth: 0 }));
+      await writeFile(bundle, stringify(inlineTextRefs(parse(await readFile(bundle, 'utf8'))), YAML_OUTPUT));
     }),
   );
   const platform = join(outDir, 'platform.openapi.yaml');

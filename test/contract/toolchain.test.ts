@@ -9,10 +9,23 @@ import SwaggerParser from '@apidevtools/swagger-parser';
 import { Validator } from '@seriousme/openapi-schema-validator';
 import { createClient } from '@hey-api/openapi-ts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { parse as parseYaml } from 'yaml';
 
 const run = promisify(execFile);
 const root = new URL('../..', import.meta.url).pathname;
 const BUNDLES = ['generated/platform.openapi.yaml', 'generated/platform.openapi.json'];
+
+describe('YAML loaders that follow YAML 1.1 (js-yaml load, PyYAML safe_load)', () => {
+  it('read every YAML bundle as its JSON twin: no example date becomes a date, no `yes` a boolean', async () => {
+    const names = (await readdir(join(root, 'generated'))).filter((name) => name.endsWith('.openapi.yaml'));
+    expect(names).toHaveLength(8);
+    for (const name of names) {
+      const asYaml11 = parseYaml(await readFile(join(root, 'generated', name), 'utf8'), { version: '1.1' });
+      const json = JSON.parse(await readFile(join(root, 'generated', name.replace(/\.yaml$/, '.json')), 'utf8'));
+      expect(asYaml11, name).toEqual(json);
+    }
+  });
+});
 
 describe('swagger-parser', () => {
   for (const bundle of BUNDLES) {
