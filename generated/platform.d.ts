@@ -3996,7 +3996,9 @@ export interface components {
          *     so that a guesser cannot tell when it is right; `Retry-After` says when the minute ends. Other
          *     client ids, and the same `client_id` from other addresses, are not affected (a client id is not a
          *     secret: whoever knows it cannot lock its owner out), and a success before the limit clears the
-         *     count. A client that is locked out keeps using the tokens it already has (they live an
+         *     count. Many addresses do not multiply the guesses: after 10 times as many wrong secrets for one
+         *     `client_id` from every address together within the minute, its token requests answer 429 from
+         *     every address until the minute is over. A client that is locked out keeps using the tokens it already has (they live an
          *     hour). The reference sandbox counts per server instance (10 by default). When too many secrets
          *     are being checked at once (a flood), a request that needs a check answers 429 with
          *     `Retry-After: 1` at once.
@@ -4065,7 +4067,9 @@ export interface components {
          *     so that a guesser cannot tell when it is right; `Retry-After` says when the minute ends. Other
          *     client ids, and the same `client_id` from other addresses, are not affected (a client id is not a
          *     secret: whoever knows it cannot lock its owner out), and a success before the limit clears the
-         *     count. A client that is locked out keeps using the tokens it already has (they live an
+         *     count. Many addresses do not multiply the guesses: after 10 times as many wrong secrets for one
+         *     `client_id` from every address together within the minute, its token requests answer 429 from
+         *     every address until the minute is over. A client that is locked out keeps using the tokens it already has (they live an
          *     hour). The reference sandbox counts per server instance (10 by default). When too many secrets
          *     are being checked at once (a flood), a request that needs a check answers 429 with
          *     `Retry-After: 1` at once.

@@ -137,16 +137,15 @@ export const VARIABLES = [
 /** A PostgreSQL URL, or a refusal that names the variable (and never quotes the URL: it may hold a password). */
 function databaseUrl(value: string | undefined): string | undefined {
   if (!value) return undefined;
-  let scheme: string | undefined;
+  // As written, no space around it: the driver reads `  postgres://…` as a database name on another host.
+  let parsed = false;
   try {
-    scheme = new URL(value).protocol;
+    parsed = /^postgres(ql)?:\/\/\S*$/.test(value) && new URL(value).protocol.startsWith('postgres');
   } catch {
-    scheme = undefined;
+    parsed = false;
   }
-  if (scheme === 'postgres:' || scheme === 'postgresql:') return value;
-  throw new Error(
-    `DATABASE_URL must be a PostgreSQL URL (postgres://user:password@host:5432/database); this one is ${scheme ? `a ${scheme.slice(0, 20)} URL` : 'not a URL'}`,
-  );
+  if (parsed) return value;
+  throw new Error('DATABASE_URL must be a PostgreSQL URL (postgres://user:password@host:5432/database), written without spaces; this one is not');
 }
 
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {

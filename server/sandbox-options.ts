@@ -30,6 +30,21 @@ export interface StartSandboxOptions {
   env?: Record<string, string>;
 }
 
+/** What a value is, never what it holds (a database URL or a variable may carry a secret). */
+function kindOf(value: unknown): string {
+  if (value === null) return 'null';
+  if (Array.isArray(value)) return 'an array';
+  if (typeof value === 'object') return `an object (${(value as object).constructor?.name ?? 'Object'})`;
+  return `a ${typeof value}`;
+}
+
+/** A value of an option that holds no secret as written (a number, a word), or else its kind. */
+function shown(value: unknown): string {
+  if (typeof value === 'number' || typeof value === 'boolean' || typeof value === 'bigint') return String(value);
+  if (typeof value === 'string' && value.length <= 40) return JSON.stringify(value);
+  return kindOf(value);
+}
+
 const OPTIONS = ['port', 'host', 'storage', 'dataDir', 'databaseUrl', 'logLevel', 'env'] as const;
 
 /** Edits (insert, delete, replace, swap two neighbours) from one name to the other. */
@@ -70,13 +85,13 @@ export function checkOptions(options: unknown): StartSandboxOptions {
   }
   const { port, storage, env } = given;
   if (port !== undefined && !(Number.isInteger(port) && (port as number) >= 0 && (port as number) <= 65_535)) {
-    throw new TypeError(`port must be a whole number from 0 to 65535 (0 picks a free one), not ${JSON.stringify(port) ?? String(port)}`);
+    throw new TypeError(`port must be a whole number from 0 to 65535 (0 picks a free one), not ${shown(port)}`);
   }
   for (const name of ['host', 'dataDir', 'databaseUrl', 'logLevel'] as const) {
     const value = given[name];
-    if (value !== undefined && (typeof value !== 'string' || value === '')) throw new TypeError(`${name} must be a non-empty string, not ${JSON.stringify(value) ?? String(value)}`);
+    if (value !== undefined && (typeof value !== 'string' || value === '')) throw new TypeError(`${name} must be a non-empty string, not ${name === 'databaseUrl' ? kindOf(value) : shown(value)}`);
   }
-  if (storage !== undefined && storage !== 'memory' && storage !== 'disk') throw new TypeError(`storage must be 'memory' or 'disk', not ${JSON.stringify(storage) ?? String(storage)}`);
+  if (storage !== undefined && storage !== 'memory' && storage !== 'disk') throw new TypeError(`storage must be 'memory' or 'disk', not ${shown(storage)}`);
   if (storage === 'memory' && given.dataDir !== undefined) throw new TypeError("storage 'memory' keeps nothing on disk: give dataDir with storage 'disk' (or alone), or no dataDir");
   if (env !== undefined) {
     if (typeof env !== 'object' || env === null || Array.isArray(env)) throw new TypeError('env must be an object of variables and their values, as strings');
@@ -85,7 +100,7 @@ export function checkOptions(options: unknown): StartSandboxOptions {
         const hint = closest(name, VARIABLES);
         throw new TypeError(`env.${name} is not a variable of the sandbox${hint ? ` (did you mean ${hint}?)` : ''}; see "Variables" in its README`);
       }
-      if (typeof value !== 'string') throw new TypeError(`env.${name} must be a string, not ${JSON.stringify(value) ?? String(value)}`);
+      if (typeof value !== 'string') throw new TypeError(`env.${name} must be a string, not ${kindOf(value)}`);
     }
   }
   return given as StartSandboxOptions;

@@ -15,11 +15,20 @@ import { authenticationService } from './service.ts';
  */
 export const RETIRED_KEY_PUBLISHED_MS = (ACCESS_TOKEN_LIFETIME_SECONDS + IAT_SKEW_SECONDS) * 1000 + SIGNING_KEYS_REFRESH_MS;
 
+/** Wrong secrets for one client id from every address together, as a multiple of the limit per address. */
+export const CLIENT_CEILING_FACTOR = 10;
+
 export async function createAuthentication(store: Store, config: Pick<Config, 'issuer' | 'tokenFailedAttempts'>) {
   const keys = await signingKeyRing(store, { retiredKeyPublishedMs: RETIRED_KEY_PUBLISHED_MS });
   const tokens = accessTokens(keys, config.issuer);
   const verifyAccessToken: VerifyAccessToken = tokens.verify;
   const attempts = failedAttempts(config.tokenFailedAttempts);
-  const service = authenticationService(authenticationRepository(store), tokens, { attempts });
-  return { routes: authenticationRoutes(service, keys), verifyAccessToken, tokens, keys, forgetFailedAttempts: attempts.clear };
+  const { limit, windowMs } = config.tokenFailedAttempts;
+  const clientAttempts = failedAttempts({ limit: limit * CLIENT_CEILING_FACTOR, windowMs });
+  const service = authenticationService(authenticationRepository(store), tokens, { attempts, clientAttempts });
+  const forgetFailedAttempts = () => {
+    attempts.clear();
+    clientAttempts.clear();
+  };
+  return { routes: authenticationRoutes(service, keys), verifyAccessToken, tokens, keys, forgetFailedAttempts };
 }

@@ -18,28 +18,44 @@ const hashingBusy = () =>
 
 export interface AuthenticationServiceOptions {
   secrets?: VerifiedSecrets;
-  /** Failed attempts per client id (off unless given). */
+  /** Failed attempts per client id and caller address (off unless given). */
   attempts?: FailedAttempts;
+  /** Failed attempts per client id from every address together, a higher ceiling (off unless given). */
+  clientAttempts?: FailedAttempts;
   slots?: HashingSlots;
 }
 
 export function authenticationService(
   repository: AuthenticationRepository,
   tokens: AccessTokens,
-  { secrets = verifiedSecrets(), attempts = failedAttempts({ limit: 0, windowMs: 0 }), slots = hashingSlots() }: AuthenticationServiceOptions = {},
+  {
+    secrets = verifiedSecrets(),
+    attempts = failedAttempts({ limit: 0, windowMs: 0 }),
+    clientAttempts = failedAttempts({ limit: 0, windowMs: 0 }),
+    slots = hashingSlots(),
+  }: AuthenticationServiceOptions = {},
 ) {
+  /** The two counts a guess goes to: its client id from its address, and its client id from anywhere. */
+  type Counted = { here: string; anywhere: string };
+  const assertAllowed = ({ here, anywhere }: Counted) => {
+    attempts.assertAllowed(here);
+    clientAttempts.assertAllowed(anywhere);
+  };
   /**
    * scrypt in a bounded slot (hashing-slots.ts). The throttle is checked again once the slot is
    * free, and a failure counted before the slot is handed on: guesses that waited in line while
    * their client id got throttled are refused unchecked, so no more than the limit are ever hashed.
    */
   const boundedVerifier =
-    (counted: string): SecretVerifier =>
+    (counted: Counted): SecretVerifier =>
     (secret, stored) =>
       slots.run(async () => {
-        attempts.assertAllowed(counted);
+        assertAllowed(counted);
         const matches = await verifyClientSecret(secret, stored);
-        if (!matches) attempts.recordFailure(counted);
+        if (!matches) {
+          attempts.recordFailure(counted.here);
+          clientAttempts.recordFailure(counted.anywhere);
+        }
         return matches;
       });
 
@@ -51,9 +67,12 @@ export function authenticationService(
    */
   async function authenticate(clientId: string, clientSecret: string, address: string) {
     // Counted per client id and caller's address: someone who knows a client id (they are not
-    // secret) cannot lock its owner out from another address.
-    const counted = `${clientId}\n${address}`;
-    attempts.assertAllowed(counted);
+    // secret) cannot lock its owner out from another address; and per client id from anywhere,
+    // under a higher ceiling, so that many addresses do not multiply the guesses. A client id is
+    // counted by its first 256 characters (the Basic form does not bound it).
+    const id = clientId.slice(0, 256);
+    const counted: Counted = { here: `${id}\n${address}`, anywhere: id };
+    assertAllowed(counted);
     const client = await repository.findApiClient(clientId);
     let matches: boolean;
     try {
@@ -63,7 +82,7 @@ export function authenticationService(
       throw error;
     }
     if (!client || !matches) return undefined; // the failure is counted (boundedVerifier)
-    attempts.recordSuccess(counted);
+    attempts.recordSuccess(counted.here); // the count from anywhere stays: the owner's success does not renew a guesser's budget
     return client;
   }
 

@@ -76,14 +76,14 @@ it('refuses options a JavaScript caller got wrong, naming the option, before any
     [{ port: '8080' }, 'port must be a whole number from 0 to 65535 (0 picks a free one), not "8080"'],
     [{ host: 123 }, 'host must be a non-empty string, not 123'],
     [{ dataDir: 42 }, 'dataDir must be a non-empty string, not 42'],
-    [{ databaseUrl: 5 }, 'databaseUrl must be a non-empty string, not 5'],
+    [{ databaseUrl: 5 }, 'databaseUrl must be a non-empty string, not a number'],
     [{ storage: 'redis', dataDir: join(dir, 'never') }, `storage must be 'memory' or 'disk', not "redis"`],
     [{ storage: 'Disk' }, `storage must be 'memory' or 'disk', not "Disk"`],
     [{ storage: 'memory', dataDir: join(dir, 'never') }, "storage 'memory' keeps nothing on disk"],
     [{ env: 'PORT=1' }, 'env must be an object of variables and their values, as strings'],
     [{ env: { NOTIFICATION_RETRY_BASE: '1000' } }, 'env.NOTIFICATION_RETRY_BASE is not a variable of the sandbox (did you mean NOTIFICATION_RETRY_BASE_MS?)'],
     [{ env: { log_level: 'info' } }, 'env.log_level is not a variable of the sandbox (did you mean LOG_LEVEL?)'],
-    [{ env: { PORT: 8080 } }, 'env.PORT must be a string, not 8080'],
+    [{ env: { PORT: 8080 } }, 'env.PORT must be a string, not a number'],
   ];
   for (const [options, message] of refusals) {
     const failure = await startSandbox(options as never).then(
@@ -96,14 +96,31 @@ it('refuses options a JavaScript caller got wrong, naming the option, before any
   expect(await readdir(dir)).toEqual([]);
 });
 
-it('refuses a databaseUrl that is not a PostgreSQL URL without quoting it (it may hold a password)', async () => {
-  for (const [url, what] of [['mysql://root:hunter2@x/db', 'a mysql: URL'], ['not a url', 'not a URL']]) {
-    const failure = await startSandbox({ databaseUrl: url! }).then(
+it('refuses a databaseUrl that is not a PostgreSQL URL as written, without quoting any of it (it may hold a password)', async () => {
+  for (const url of ['mysql://root:hunter2@x/db', 'not a url', '  postgres://u:hunter2@h/db', 'postgres:hunter2', 'alice:hunter2@db.internal:5432/app']) {
+    const failure = await startSandbox({ databaseUrl: url }).then(
       async (sandbox) => (await sandbox.close(), undefined),
       (error: unknown) => error as Error,
     );
-    expect(failure?.message).toBe(`DATABASE_URL must be a PostgreSQL URL (postgres://user:password@host:5432/database); this one is ${what}`);
-    expect(failure?.message).not.toContain('hunter2');
+    expect(failure?.message, url).toBe('DATABASE_URL must be a PostgreSQL URL (postgres://user:password@host:5432/database), written without spaces; this one is not');
+  }
+});
+
+it('names the kind of a wrong value that may hold a secret, never the value', async () => {
+  const refusals: Array<[unknown, string]> = [
+    [{ databaseUrl: new URL('postgres://app:hunter2@db.internal/app') }, 'databaseUrl must be a non-empty string, not an object (URL)'],
+    [{ env: { DATABASE_URL: new URL('postgres://app:hunter2@db.internal/app') } }, 'env.DATABASE_URL must be a string, not an object (URL)'],
+    [{ env: { SANDBOX_ENCRYPTION_KEY: Buffer.from('hunter2-hunter2-hunter2-hunter2!') } }, 'env.SANDBOX_ENCRYPTION_KEY must be a string, not an object (Buffer)'],
+    [{ env: { SANDBOX_DEMO_CLIENT_SECRET: ['hunter2'] } }, 'env.SANDBOX_DEMO_CLIENT_SECRET must be a string, not an array'],
+    [{ port: 8080n }, 'port must be a whole number from 0 to 65535 (0 picks a free one), not 8080'],
+  ];
+  for (const [options, message] of refusals) {
+    const failure = await startSandbox(options as never).then(
+      async (sandbox) => (await sandbox.close(), undefined),
+      (error: unknown) => error as Error,
+    );
+    expect(failure).toBeInstanceOf(TypeError);
+    expect(failure?.message).toBe(message);
   }
 });
 

@@ -51,6 +51,19 @@ describe('failed attempts on the token endpoints', () => {
 
   const retryAfter = (res: { headers: Record<string, string> }) => Number(res.headers['retry-after']);
 
+  /** The first form sent from another loopback address of this machine (127.0.0.0/8). */
+  const firstFormFrom = (localAddress: string, clientId: string, secret: string, server: TestServer = sandbox) =>
+    new Promise<{ status: number; body: string }>((resolve, reject) => {
+      const body = new URLSearchParams(tokenForm({ client_id: clientId, client_secret: secret })).toString();
+      const req = httpRequest(`${server.url}${FIRST_FORM}`, { method: 'POST', localAddress, headers: { 'content-type': 'application/x-www-form-urlencoded' } }, (res) => {
+        let text = '';
+        res.on('data', (chunk) => (text += chunk));
+        res.on('end', () => resolve({ status: res.statusCode!, body: text }));
+      });
+      req.on('error', reject);
+      req.end(body);
+    });
+
   it('answers the first form 429 in its shape with Retry-After after the limit, the correct secret too', async () => {
     const { clientId, clientSecret } = await newClient('throttle-first-form');
     await failTimes(firstForm, clientId);
@@ -91,17 +104,7 @@ describe('failed attempts on the token endpoints', () => {
   it('counts per caller address too: wrong secrets from another address do not lock the client out here', async () => {
     const { clientId, clientSecret } = await newClient('throttle-other-address');
     // The attacker's address: 127.0.0.2, another loopback address of this machine.
-    const fromAttacker = (secret: string) =>
-      new Promise<{ status: number; body: string }>((resolve, reject) => {
-        const body = new URLSearchParams(tokenForm({ client_id: clientId, client_secret: secret })).toString();
-        const req = httpRequest(`${sandbox.url}${FIRST_FORM}`, { method: 'POST', localAddress: '127.0.0.2', headers: { 'content-type': 'application/x-www-form-urlencoded' } }, (res) => {
-          let text = '';
-          res.on('data', (chunk) => (text += chunk));
-          res.on('end', () => resolve({ status: res.statusCode!, body: text }));
-        });
-        req.on('error', reject);
-        req.end(body);
-      });
+    const fromAttacker = (secret: string) => firstFormFrom('127.0.0.2', clientId, secret);
     for (let i = 0; i < LIMIT; i++) expect((await fromAttacker(`guess-${i}`)).status).toBe(401);
     const attacker = await fromAttacker(clientSecret);
     expect(attacker.status).toBe(429);
@@ -110,6 +113,23 @@ describe('failed attempts on the token endpoints', () => {
     const own = await firstForm(clientId, clientSecret);
     expect(own.status).toBe(200);
     expect(own.body.token_type).toBe('Bearer');
+  });
+
+  it('bounds the guesses for one client id from many addresses together at ten times the limit', async () => {
+    // A server of its own with a window of a minute: 30 scrypt checks outlast WINDOW_MS on a loaded machine.
+    const minute = await startTestServer({ config: { tokenFailedAttempts: { limit: LIMIT, windowMs: 60_000 } } });
+    try {
+      const clientId = DEMO.clientId;
+      for (let host = 2; host < 12; host++) {
+        for (let i = 0; i < LIMIT; i++) expect((await firstFormFrom(`127.0.0.${host}`, clientId, `guess-${host}-${i}`, minute)).status).toBe(401);
+      }
+      // 10 addresses × LIMIT wrong secrets: the ceiling of the client id, whatever the next address.
+      const fresh = await firstFormFrom('127.0.0.12', clientId, DEMO.clientSecret, minute);
+      expect(fresh.status).toBe(429);
+      expect(JSON.parse(fresh.body).message).toBe(THROTTLED);
+    } finally {
+      await minute.close();
+    }
   });
 
   it('lets a client in again once its window is over', async () => {
