@@ -1,11 +1,11 @@
-// Host name lookups shared fairly between sellers. dns.lookup runs getaddrinfo on libuv's thread pool,
-// where Node lets at most half of the pool's threads (2 by default) resolve names at once, and a name
-// whose name server never answers holds its thread until the system's resolver gives up (seconds per
-// try). One seller could so queue every other seller's lookups behind names of its own (a domain
-// whose name server stays silent): their notification URL changes and their deliveries' connections
-// would wait with them. So each seller has one lookup in flight at a time (its next ones wait their
-// turn, at most MAX_WAITING_PER_SELLER of them), and a caller waits at most LOOKUP_TIMEOUT_MS for its
-// answer; a lookup already running cannot be stopped, and keeps its seller's turn until it ends.
+// Host name lookups shared fairly between sellers: each seller has one lookup in flight at a time
+// (its next ones wait their turn, at most MAX_WAITING_PER_SELLER of them), and a caller waits at most
+// LOOKUP_TIMEOUT_MS for its answer; a lookup already running cannot be stopped, and keeps its
+// seller's turn until it ends. A seller whose names never answer (a domain of theirs whose name
+// server stays silent) so holds one lookup at a time, not a queue of them in front of the others'.
+// Where sellers are others (private URLs refused), lookups also keep off libuv's thread pool, on
+// which dns.lookup resolves two names at a time whatever the turns (network-resolver.ts).
+import { networkResolver } from './network-resolver.ts';
 import { systemResolver } from './public-addresses.ts';
 import type { HostResolver } from './host-resolver.ts';
 
@@ -52,13 +52,17 @@ export function fairLookups(resolve: HostResolver, options: { timeoutMs?: number
 }
 
 const shared = new WeakMap<HostResolver, SellerLookups>();
+let network: HostResolver | undefined;
 
 /**
- * The sellers' lookups through `resolve` (the system's by default), one fair queue per resolver in the
- * process: the technical configuration's check and the delivery worker's connections share the
- * system's, as they share libuv's threads.
+ * The sellers' lookups through `resolve`, one fair queue per resolver in the process: the technical
+ * configuration's check and the delivery worker's connections share one. By default, where private
+ * notification URLs are allowed (a sandbox on this machine, whose sellers are its user) the system's
+ * resolver (dns.lookup: /etc/hosts, nsswitch, mDNS); where they are not (a sandbox others reach), the
+ * network resolver, which keeps off libuv's thread pool (network-resolver.ts).
  */
-export function sellerLookupsOf(resolve: HostResolver = systemResolver): SellerLookups {
+export function sellerLookupsOf(resolve: HostResolver | undefined, allowPrivateAddresses: boolean): SellerLookups {
+  resolve ??= allowPrivateAddresses ? systemResolver : (network ??= networkResolver());
   let lookups = shared.get(resolve);
   if (!lookups) shared.set(resolve, (lookups = fairLookups(resolve)));
   return lookups;

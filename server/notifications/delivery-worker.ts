@@ -37,7 +37,7 @@ export function notificationDeliveryWorker(deps: { store: Store; logger: Logger;
     logger: deps.logger,
     resolveTarget: notificationTargetOf(deps.store, allowPrivateNotificationUrls),
     // Each seller's host names in its own turn, fairly with the others' (http/fair-lookups.ts).
-    lookupFor: ((lookups) => (sellerId: string) => connectionLookup(lookups(sellerId), allowPrivateNotificationUrls))(sellerLookupsOf(deps.resolveHostName)),
+    lookupFor: ((lookups) => (sellerId: string) => connectionLookup(lookups(sellerId), allowPrivateNotificationUrls))(sellerLookupsOf(deps.resolveHostName, allowPrivateNotificationUrls)),
     policy: retryPolicyOf(deps.config),
     pollIntervalMs: deps.config.notificationPollIntervalMs,
   });

@@ -126,7 +126,7 @@ export interface TechnicalConfigurationOptions {
 
 export function technicalConfigurationService(store: Store, options: TechnicalConfigurationOptions) {
   // Each seller's host names in its own turn, fairly with the others' (http/fair-lookups.ts).
-  const lookups = sellerLookupsOf(options.resolveHostName);
+  const lookups = sellerLookupsOf(options.resolveHostName, options.allowPrivateNotificationUrls);
   /** A seller whose checkout service is off has no configuration (contract: 404, not 403). */
   async function checkoutSellerOf(repository: WebCheckoutRepository, sellerId: string) {
     const seller = await sellerOfToken(repository, sellerId);
