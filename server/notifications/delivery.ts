@@ -67,12 +67,19 @@ export const MAX_ANSWER_BYTES = 64 * 1024;
 const basic = (t: NotificationTarget) => `Basic ${Buffer.from(`${t.user}:${t.password}`).toString('base64')}`;
 
 /**
- * The worker's own connections, kept alive between attempts. Each new connection is resolved by its
- * request's `lookup` (the seller's): an agent's own options would win over a request's.
+ * The worker's own connections, kept alive between attempts, closed after IDLE_SOCKET_MS unused
+ * (a merchant that sends no Keep-Alive hint would otherwise keep them forever), at most
+ * MAX_SOCKETS open at once. Each new connection is resolved by its request's `lookup` (the
+ * seller's): an agent's own options would win over a request's.
  */
 function agentsOf() {
-  return { 'http:': new http.Agent({ keepAlive: true }), 'https:': new https.Agent({ keepAlive: true }) };
+  const options = { keepAlive: true, timeout: IDLE_SOCKET_MS, maxTotalSockets: MAX_SOCKETS };
+  return { 'http:': new http.Agent(options), 'https:': new https.Agent(options) };
 }
+
+/** How long a connection to a merchant is kept unused, and how many the worker holds at once, per scheme. */
+export const IDLE_SOCKET_MS = 15_000;
+export const MAX_SOCKETS = 2 * MAX_IN_FLIGHT;
 
 /**
  * Reads and drops an answer's body so its connection can serve the next attempt; a body over
@@ -215,6 +222,8 @@ export function createDeliveryWorker(options: DeliveryWorkerOptions) {
     async stop() {
       await poller.stop();
       await Promise.all(running);
+      // The connections kept alive go too: a stopped worker holds nothing open.
+      for (const agent of Object.values(agents)) agent.destroy();
     },
   };
 }

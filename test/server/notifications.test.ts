@@ -230,6 +230,31 @@ for (const kind of STORE_KINDS) {
         }
       });
 
+      it('keeps its connection to the merchant alive between attempts, and closes it when stopped', async () => {
+        const open = new Set<import('node:net').Socket>();
+        const kept = createServer((req, res) => {
+          req.resume();
+          req.on('end', () => res.writeHead(200, { 'content-type': 'text/plain' }).end('ok'));
+        });
+        kept.keepAliveTimeout = 60_000; // a merchant that keeps connections for a minute
+        kept.on('connection', (socket) => (open.add(socket), socket.on('close', () => open.delete(socket))));
+        await new Promise<void>((resolve) => kept.listen(0, '127.0.0.1', resolve));
+        try {
+          target = { url: `http://127.0.0.1:${(kept.address() as AddressInfo).port}/`, user: 'loja', password: 'senha' };
+          const running = worker();
+          await enqueue();
+          await running.runOnce();
+          await enqueue();
+          await running.runOnce();
+          expect(open.size).toBe(1); // one connection served both attempts, and is still open
+          await running.stop();
+          await expect.poll(() => open.size).toBe(0);
+        } finally {
+          kept.closeAllConnections();
+          await new Promise((resolve) => kept.close(resolve));
+        }
+      });
+
       it('reads at most 64 KiB of a merchant answer body, then drops the connection', async () => {
         let written = 0;
         let cut = false;
