@@ -14,7 +14,7 @@ import {
   type AccessTokenCache,
   type TokenEndpointForm,
 } from './token.ts';
-import { CALL_RECORD, connectionFailure, handOver, MAX_TIMEOUT_MS, milliseconds, PendingRequest, platformTransport, type CallOptions, type CallRecord, type Fetch, type RequestObserver } from './transport.ts';
+import { CALL_RECORD, CALL_SIGNAL, connectionFailure, handOver, MAX_TIMEOUT_MS, milliseconds, PendingRequest, platformTransport, type CallOptions, type CallRecord, type Fetch, type RequestObserver } from './transport.ts';
 
 export interface PlatformClientOptions {
   /**
@@ -185,13 +185,14 @@ const CARRIED = ['timeoutMs', 'maxRetries', CALL_RECORD] as const;
 /**
  * The last middleware of a call that runs middleware: a middleware may return a new Request, which
  * lacks the per-call options openapi-fetch copied onto the first one; they are copied onto it again,
- * so that `timeoutMs`, `maxRetries` and the call's record still reach the transport.
+ * so that `timeoutMs`, `maxRetries`, the call's `signal` and its record still reach the transport.
  */
 function carryOptions(init: Record<string, unknown>) {
   return {
     onRequest({ request }: { request: Request }) {
       const target = request as unknown as Record<string, unknown>;
       for (const key of CARRIED) if (init[key] !== undefined && !(key in target)) target[key] = init[key];
+      if (init.signal) target[CALL_SIGNAL] = init.signal; // a new Request may have been made without it
       return undefined;
     },
   };

@@ -8,6 +8,7 @@ import { findRoute } from './contract.ts';
 import { PlatformConnectionError, PlatformError, type ConnectionFailure } from './errors.ts';
 import { isSafeToRetry, RETRIED_STATUSES, retryAfterMs, retryDelayMs, sleep, type RetryTiming } from './retry.ts';
 import type { AccessTokenCache } from './token.ts';
+import { timeoutSignal } from './timeout-signal.ts';
 
 /** What the observer learns about one HTTP exchange: never headers, bodies, tokens or secrets. */
 export interface RequestObservation {
@@ -113,7 +114,10 @@ export function handOver(record: CallRecord | undefined): void {
 }
 
 /** Per-call options travel on the Request: openapi-fetch copies init keys a Request lacks onto it. */
-type CarriedOptions = { timeoutMs?: unknown; maxRetries?: unknown; [CALL_RECORD]?: CallRecord };
+type CarriedOptions = { timeoutMs?: unknown; maxRetries?: unknown; [CALL_RECORD]?: CallRecord; [CALL_SIGNAL]?: AbortSignal };
+
+/** The caller's per-call signal on a Request a middleware made (client.ts carryOptions): it may have dropped its own. */
+export const CALL_SIGNAL = 'platformCallSignal';
 
 /** A body that can be given to fetch again for a retry as it is (a stream cannot). */
 function reusableBody(body: unknown): boolean {
@@ -276,8 +280,11 @@ export function platformTransport(options: TransportOptions): TransportFetch {
 
     // The call's own end: the caller's signal, the client-wide signal, the call's deadline. None of
     // them is created when none is set (a plain call makes no AbortSignal of its own).
-    const deadline = callTimeoutMs === undefined ? undefined : AbortSignal.timeout(callTimeoutMs);
-    const callSignal = oneSignal(request.signal ?? undefined, options.signal, deadline);
+    const deadline = callTimeoutMs === undefined ? undefined : timeoutSignal(callTimeoutMs);
+    // A middleware's new Request may lack the caller's signal: the one carried over joins its own.
+    const given = carried[CALL_SIGNAL];
+    const callerSignal = given && given !== request.signal ? oneSignal(given, request.signal ?? undefined) : (request.signal ?? undefined);
+    const callSignal = oneSignal(callerSignal, options.signal, deadline);
     if (callSignal?.aborted) throw callFailure(operationId, callSignal.reason, 0, callSignal, deadline);
 
     // The init of every exchange, made once: the headers are this call's own copy (the token is
@@ -336,7 +343,7 @@ export function platformTransport(options: TransportOptions): TransportFetch {
         throw callFailure(operationId, e, attempt - 1, callSignal, deadline);
       }));
       // Each exchange's own time limit, when the client has one.
-      init.signal = timeoutMs ? oneSignal(callSignal, AbortSignal.timeout(timeoutMs)) : callSignal;
+      init.signal = timeoutMs ? oneSignal(callSignal, timeoutSignal(timeoutMs)) : callSignal;
       if (token !== undefined) headers.set('authorization', `Bearer ${token}`);
       // Plain data, not a closure per exchange: what the observer is told about this exchange.
       const exchange = { operationId, method: request.method, url, attempt, authenticated: token !== undefined, started: performance.now() };

@@ -30,10 +30,14 @@ const customer: NonNullable<CheckoutNotification['customer']> = {
   billing_address: { street: 'Rua das Flores', number: '120', city: 'São Paulo', state: 'SP', country: 'BR', postal_code: '01310100' },
 };
 
+/** The demo seller of the reference sandbox, the default seller of a test notification. */
+const DEMO_SELLER_ID = '3fa85f64-5717-4562-b3fc-2c963f66afa6';
+
 /** The seller as every notification names it (`settings.notification_url_configured` is true: it was sent). */
 const seller = (sellerId: string): NonNullable<CheckoutNotification['seller']> => ({
   id: sellerId,
-  trade_name: 'Loja de Teste',
+  // The reference sandbox's demo seller's name for its id, a made-up one for another.
+  trade_name: sellerId === DEMO_SELLER_ID ? 'Café da Montanha' : 'Loja de Teste',
   settings: { notification_url_configured: true },
 });
 
@@ -48,9 +52,6 @@ const frontend = (link: string): NonNullable<CheckoutNotification['frontend']> =
   timezone: 'America/Sao_Paulo',
   locale: 'pt-BR',
 });
-
-/** The demo seller of the reference sandbox, the default seller of a test notification. */
-const DEMO_SELLER_ID = '3fa85f64-5717-4562-b3fc-2c963f66afa6';
 
 const referenceCode = () => randomUUID().replace(/-/g, '').slice(0, 12).toUpperCase();
 
@@ -84,7 +85,7 @@ export function buildCheckoutNotification(options: TestCheckoutNotificationOptio
         status,
         ...(authorized ? { authorization_code: '123456' } : {}),
         transaction_datetime: new Date().toISOString().replace(/\.\d{3}Z$/, 'Z'),
-        return_message: authorized ? 'Transaction authorized' : 'Insufficient funds',
+        return_message: authorized ? 'Transaction approved' : 'Insufficient funds',
         return_code: authorized ? '00' : '51',
       },
     },

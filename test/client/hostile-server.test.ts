@@ -5,6 +5,8 @@
 // out of range. Each one ends in a PlatformError (or a TypeError for a programming error), never in
 // a raw fetch error, an unhandled rejection, or a secret sent or quoted where it should not be.
 import { getEventListeners } from 'node:events';
+import { setFlagsFromString } from 'node:v8';
+import { runInNewContext } from 'node:vm';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import { brotliCompressSync } from 'node:zlib';
 import type { AddressInfo } from 'node:net';
@@ -148,6 +150,29 @@ describe('a client-wide signal shared by many calls', () => {
   });
 });
 
+describe('time limits after a garbage collection', () => {
+  it('ends a call to a server that never answers at the client timeoutMs, with a client-wide signal or a middleware, whatever the collector did', async () => {
+    setFlagsFromString('--expose-gc');
+    const gc = runInNewContext('gc') as () => void;
+    const silent = await serve((req, res) => {
+      if (req.url === TOKEN) return token(res);
+      // Never answers the API.
+    });
+    const withSignal = clientOf(silent.url, { signal: new AbortController().signal, timeoutMs: 300, maxRetries: 0 });
+    const withMiddleware = clientOf(silent.url, { timeoutMs: 300, maxRetries: 0 });
+    withMiddleware.use({ onRequest: () => undefined });
+    for (const client of [withSignal, withMiddleware]) {
+      const call = failureOf(client.GET(SELLERS));
+      for (let i = 0; i < 5; i++) {
+        await new Promise((resolve) => setTimeout(resolve, 20));
+        gc(); // Node 20 collected a joined AbortSignal.timeout here, and its timer with it
+      }
+      const guard = new Promise((resolve) => setTimeout(() => resolve('still waiting after 5 s'), 5_000).unref());
+      expect(await Promise.race([call, guard])).toMatchObject({ name: 'TimeoutError', code: 'timeout', operationId: 'getSeller', attempts: 1 });
+    }
+  });
+});
+
 describe('a middleware that returns a new Request', () => {
   const rebuild = { onRequest: ({ request }: { request: Request }) => new Request(request, { headers: { ...Object.fromEntries(request.headers), 'x-added': 'yes' } }) };
 
@@ -176,6 +201,19 @@ describe('a middleware that returns a new Request', () => {
     answers = 0;
     const perCall = await clientOf(server.url).GET(SELLERS, { maxRetries: 0, middleware: [rebuild] });
     expect([perCall.response.status, answers]).toEqual([503, 1]);
+  });
+
+  it("keeps the call's own signal when the new Request was made without it", async () => {
+    const stalled = await serve((req, res) => {
+      if (req.url === TOKEN) return token(res);
+      // Never answers the API.
+    });
+    const withoutSignal = { onRequest: ({ request }: { request: Request }) => new Request(request.url, { method: request.method, headers: request.headers }) };
+    const client = clientOf(stalled.url, { maxRetries: 0 });
+    client.use(withoutSignal);
+    const started = Date.now();
+    expect(await failureOf(client.GET(SELLERS, { signal: AbortSignal.timeout(200) }))).toMatchObject({ code: 'aborted', operationId: 'getSeller', attempts: 1 });
+    expect(Date.now() - started).toBeLessThan(3_000);
   });
 
   it('still counts the exchanges of a call whose body fails after a retry', async () => {

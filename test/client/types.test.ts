@@ -52,6 +52,9 @@ describe('types of the platform client', () => {
     expectTypeOf<NonNullable<Payments['credit']>>().toExtend<Schemas['CreditPaymentMethod']>();
     expectTypeOf<NonNullable<Payments['credit']>['brands']>().toEqualTypeOf<Schemas['CreditPaymentMethod']['brands']>();
     expectTypeOf<NonNullable<Payments['c2p_master']>['enabled']>().toEqualTypeOf<boolean>();
+    // Built for a request as the contract package's README says: `as const`, checked with `satisfies`.
+    const payment = { credit: { enabled: true }, debit: { enabled: false } } as const satisfies Schemas['PaymentMethodsConfiguration'];
+    expectTypeOf(payment.credit.enabled).toEqualTypeOf<true>();
   });
 
   it('narrows unknown values with the guards', () => {

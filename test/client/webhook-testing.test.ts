@@ -33,7 +33,7 @@ describe('buildCheckoutNotification', () => {
     const atPage = ['customer', 'frontend'];
     const expected = { instant: ['payment_intent_id', ...atPage], payment_link: atPage, recurring: [] }[mode];
     expect(Object.keys(notification).sort()).toEqual(['checkout_id', 'mode', 'order_id', 'payment', 'product', 'reference_code', 'seller', ...expected].sort());
-    expect(notification.seller).toEqual({ id: '3fa85f64-5717-4562-b3fc-2c963f66afa6', trade_name: 'Loja de Teste', settings: { notification_url_configured: true } });
+    expect(notification.seller).toEqual({ id: '3fa85f64-5717-4562-b3fc-2c963f66afa6', trade_name: 'Café da Montanha', settings: { notification_url_configured: true } });
     if (mode !== 'recurring') expect(notification.frontend).toMatchObject({ sales_channel: 'WEB', ip: '203.0.113.7' });
   });
 
