@@ -8,7 +8,6 @@ import { findRoute } from './contract.ts';
 import { PlatformConnectionError, PlatformError, type ConnectionFailure } from './errors.ts';
 import { isSafeToRetry, RETRIED_STATUSES, retryAfterMs, retryDelayMs, sleep, type RetryTiming } from './retry.ts';
 import type { AccessTokenCache } from './token.ts';
-import { timeoutSignal } from './timeout-signal.ts';
 
 /** What the observer learns about one HTTP exchange: never headers, bodies, tokens or secrets. */
 export interface RequestObservation {
@@ -133,9 +132,23 @@ function reusableBody(body: unknown): boolean {
 
 /** The signals that are set, as one signal: AbortSignal.any only to join two or more (a signal costs microseconds). */
 function oneSignal(a: AbortSignal | undefined, b: AbortSignal | undefined, c?: AbortSignal): AbortSignal | undefined {
-  if (!a) return !b ? c : !c ? b : AbortSignal.any([b, c]);
+  if (!a) return !b ? c : !c ? b : joined([b, c]);
   if (!b && !c) return a;
-  return AbortSignal.any(!b ? [a, c!] : !c ? [a, b] : [a, b, c]);
+  return joined(!b ? [a, c!] : !c ? [a, b] : [a, b, c]);
+}
+
+const SOURCES = Symbol('the signals joined');
+
+/**
+ * AbortSignal.any holding its sources: on Node 20 it holds them weakly, and an AbortSignal.timeout
+ * held by nothing else could be garbage-collected with its timer, so that a call to a server that
+ * never answers never ended (nodejs/node#57736). The joined signal lives as long as the exchange
+ * that uses it, and its sources with it; both go when the call is done.
+ */
+function joined(signals: AbortSignal[]): AbortSignal {
+  const signal = AbortSignal.any(signals);
+  (signal as unknown as Record<symbol, unknown>)[SOURCES] = signals;
+  return signal;
 }
 
 /** The longest time a timer can wait (a longer one would fire at once). */
@@ -280,7 +293,7 @@ export function platformTransport(options: TransportOptions): TransportFetch {
 
     // The call's own end: the caller's signal, the client-wide signal, the call's deadline. None of
     // them is created when none is set (a plain call makes no AbortSignal of its own).
-    const deadline = callTimeoutMs === undefined ? undefined : timeoutSignal(callTimeoutMs);
+    const deadline = callTimeoutMs === undefined ? undefined : AbortSignal.timeout(callTimeoutMs);
     // A middleware's new Request may lack the caller's signal: the one carried over joins its own.
     const given = carried[CALL_SIGNAL];
     const callerSignal = given && given !== request.signal ? oneSignal(given, request.signal ?? undefined) : (request.signal ?? undefined);
@@ -343,7 +356,7 @@ export function platformTransport(options: TransportOptions): TransportFetch {
         throw callFailure(operationId, e, attempt - 1, callSignal, deadline);
       }));
       // Each exchange's own time limit, when the client has one.
-      init.signal = timeoutMs ? oneSignal(callSignal, timeoutSignal(timeoutMs)) : callSignal;
+      init.signal = timeoutMs ? oneSignal(callSignal, AbortSignal.timeout(timeoutMs)) : callSignal;
       if (token !== undefined) headers.set('authorization', `Bearer ${token}`);
       // Plain data, not a closure per exchange: what the observer is told about this exchange.
       const exchange = { operationId, method: request.method, url, attempt, authenticated: token !== undefined, started: performance.now() };

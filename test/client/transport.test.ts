@@ -42,33 +42,14 @@ describe('signals: none made when nothing can end a call, and each option ends i
     const plain = await warmClient();
     const timed = await warmClient({ timeoutMs: 5_000 });
     const any = vi.spyOn(AbortSignal, 'any');
-    // A timeout is an AbortController of the client's own (client/timeout-signal.ts); fetch makes its
-    // own too, so the controllers a call makes are counted against a plain call's.
-    const Original = globalThis.AbortController;
-    let made = 0;
-    globalThis.AbortController = class extends Original {
-      constructor() {
-        super();
-        made += 1;
-      }
-    };
-    const controllersOf = async (call: () => Promise<{ data?: unknown }>) => {
-      const before = made;
-      expect((await call()).data).toEqual(SELLER);
-      return made - before;
-    };
-    try {
-      const fetchOwn = await controllersOf(() => plain.GET(SELLERS));
-      expect(any.mock.calls.length).toBe(0);
-      expect(await controllersOf(() => timed.GET(SELLERS))).toBe(fetchOwn + 1);
-      expect(any.mock.calls.length).toBe(0);
-      // Both a call signal and an exchange timeout: then they are joined.
-      const signal = new Original().signal;
-      expect(await controllersOf(() => timed.GET(SELLERS, { signal }))).toBe(fetchOwn + 1);
-      expect(any.mock.calls.length).toBe(1);
-    } finally {
-      globalThis.AbortController = Original;
-    }
+    const timeout = vi.spyOn(AbortSignal, 'timeout');
+    expect((await plain.GET(SELLERS)).data).toEqual(SELLER);
+    expect([any.mock.calls.length, timeout.mock.calls.length]).toEqual([0, 0]);
+    expect((await timed.GET(SELLERS)).data).toEqual(SELLER);
+    expect([any.mock.calls.length, timeout.mock.calls.length]).toEqual([0, 1]);
+    // Both a call signal and an exchange timeout: then they are joined.
+    expect((await timed.GET(SELLERS, { signal: new AbortController().signal })).data).toEqual(SELLER);
+    expect([any.mock.calls.length, timeout.mock.calls.length]).toEqual([1, 2]);
   });
 
   it('ends a slow exchange with the client-wide timeoutMs alone (no per-call option), after the retries of a GET', async () => {
