@@ -3994,11 +3994,15 @@ export interface components {
          *     forms, known and unknown client ids alike; an IPv6 address by its /56), every token request for
          *     that `client_id` from that address answers 429 until the minute is over, the correct secret too,
          *     so that a guesser cannot tell when it is right; `Retry-After` says when the minute ends. Other
-         *     client ids, and the same `client_id` from other addresses, are not affected (a client id is not a
-         *     secret: whoever knows it cannot lock its owner out), and a success before the limit clears the
-         *     count. Many addresses do not multiply the guesses: after 10 times as many wrong secrets for one
-         *     `client_id` from every address together within the minute, its token requests answer 429 from
-         *     every address until the minute is over. A client that is locked out keeps using the tokens it already has (they live an
+         *     client ids, and the same `client_id` from other addresses, are not affected by that count (a
+         *     client id is not a secret: from one address, whoever knows it cannot lock its owner out), and a
+         *     success from an address before the limit clears that address's count. Many addresses do not
+         *     multiply the guesses: after 10 times as many wrong secrets for one `client_id` from every address
+         *     together within the minute (a success does not clear this count), its token requests answer 429
+         *     from every address until the minute is over. The trade-off, on purpose: whoever knows a client id
+         *     and sends wrong secrets from 10 or more addresses can refuse its new tokens for a minute at a time
+         *     (tokens already issued keep working for their hour); so can a fleet whose instances keep sending an
+         *     old secret. A client that is locked out keeps using the tokens it already has (they live an
          *     hour). The reference sandbox counts per server instance (10 by default). When too many secrets
          *     are being checked at once (a flood), a request that needs a check answers 429 with
          *     `Retry-After: 1` at once.
@@ -4065,11 +4069,15 @@ export interface components {
          *     forms, known and unknown client ids alike; an IPv6 address by its /56), every token request for
          *     that `client_id` from that address answers 429 until the minute is over, the correct secret too,
          *     so that a guesser cannot tell when it is right; `Retry-After` says when the minute ends. Other
-         *     client ids, and the same `client_id` from other addresses, are not affected (a client id is not a
-         *     secret: whoever knows it cannot lock its owner out), and a success before the limit clears the
-         *     count. Many addresses do not multiply the guesses: after 10 times as many wrong secrets for one
-         *     `client_id` from every address together within the minute, its token requests answer 429 from
-         *     every address until the minute is over. A client that is locked out keeps using the tokens it already has (they live an
+         *     client ids, and the same `client_id` from other addresses, are not affected by that count (a
+         *     client id is not a secret: from one address, whoever knows it cannot lock its owner out), and a
+         *     success from an address before the limit clears that address's count. Many addresses do not
+         *     multiply the guesses: after 10 times as many wrong secrets for one `client_id` from every address
+         *     together within the minute (a success does not clear this count), its token requests answer 429
+         *     from every address until the minute is over. The trade-off, on purpose: whoever knows a client id
+         *     and sends wrong secrets from 10 or more addresses can refuse its new tokens for a minute at a time
+         *     (tokens already issued keep working for their hour); so can a fleet whose instances keep sending an
+         *     old secret. A client that is locked out keeps using the tokens it already has (they live an
          *     hour). The reference sandbox counts per server instance (10 by default). When too many secrets
          *     are being checked at once (a flood), a request that needs a check answers 429 with
          *     `Retry-After: 1` at once.

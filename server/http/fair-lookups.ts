@@ -11,6 +11,8 @@ import type { HostResolver } from './host-resolver.ts';
 
 /** The longest a caller waits for a host name's addresses, its turn included. */
 export const LOOKUP_TIMEOUT_MS = 5_000;
+/** The longest one lookup keeps its seller's turn, ended or not. */
+export const MAX_TURN_MS = 30_000;
 /** Lookups of one seller waiting or running at once; past it, refused at once. */
 export const MAX_WAITING_PER_SELLER = 16;
 
@@ -19,8 +21,9 @@ export type SellerLookups = (sellerId: string) => HostResolver;
 
 const refused = (code: 'ETIMEOUT' | 'EBUSY', message: string) => Object.assign(new Error(message), { code });
 
-export function fairLookups(resolve: HostResolver, options: { timeoutMs?: number; maxWaiting?: number } = {}): SellerLookups {
+export function fairLookups(resolve: HostResolver, options: { timeoutMs?: number; maxWaiting?: number; maxTurnMs?: number } = {}): SellerLookups {
   const timeoutMs = options.timeoutMs ?? LOOKUP_TIMEOUT_MS;
+  const maxTurnMs = options.maxTurnMs ?? MAX_TURN_MS;
   const maxWaiting = options.maxWaiting ?? MAX_WAITING_PER_SELLER;
   /** Each seller's lookups, one after another: the end of the last one queued, and how many are queued. */
   const queues = new Map<string, { tail: Promise<void>; size: number }>();
@@ -32,7 +35,9 @@ export function fairLookups(resolve: HostResolver, options: { timeoutMs?: number
     own.size += 1;
     let abandoned = false; // its caller stopped waiting before its turn came: the turn passes at once
     const turn = own.tail.then(() => (abandoned ? [] : resolve(hostname)));
-    own.tail = turn.then(
+    // The seller's next lookup waits for this one to end, or at most MAX_TURN_MS: a lookup that never
+    // ends (a resolver that hangs) must not keep the seller's lookups refused for good.
+    own.tail = Promise.race([turn, new Promise((done) => setTimeout(done, maxTurnMs).unref())]).then(
       () => undefined,
       () => undefined,
     );
@@ -45,7 +50,7 @@ export function fairLookups(resolve: HostResolver, options: { timeoutMs?: number
       timer = setTimeout(() => {
         abandoned = true;
         reject(refused('ETIMEOUT', `${hostname} did not resolve within ${timeoutMs} ms`));
-      }, timeoutMs);
+      }, timeoutMs).unref();
     });
     return Promise.race([turn, deadline]).finally(() => clearTimeout(timer));
   };

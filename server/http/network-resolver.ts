@@ -8,7 +8,7 @@
 // hosts file is read first, as getaddrinfo would, and `localhost` names are loopback (RFC 6761).
 import type { LookupAddress } from 'node:dns';
 import { Resolver } from 'node:dns/promises';
-import { readFile } from 'node:fs/promises';
+import { readFile, stat } from 'node:fs/promises';
 import { isIP } from 'node:net';
 import type { HostResolver } from './host-resolver.ts';
 
@@ -27,26 +27,43 @@ const LOOPBACK: LookupAddress[] = [
   { address: '::1', family: 6 },
 ];
 
-/** The addresses the hosts file gives `name` (lines `address name alias...`, `#` comments). */
-async function fromHostsFile(file: string, name: string): Promise<LookupAddress[]> {
-  const text = await readFile(file, 'utf8').catch(() => '');
-  const found: LookupAddress[] = [];
+/** The hosts file (lines `address name alias...`, `#` comments) as name → addresses. */
+function parseHosts(text: string): Map<string, LookupAddress[]> {
+  const names = new Map<string, LookupAddress[]>();
   for (const line of text.split('\n')) {
-    const [address, ...names] = line.replace(/#.*/, '').trim().split(/\s+/);
+    const [address, ...aliases] = line.replace(/#.*/, '').trim().split(/\s+/);
     const family = address ? isIP(address) : 0;
-    if (family && names.some((n) => n.toLowerCase().replace(/\.$/, '') === name)) found.push({ address: address!, family });
+    if (!family) continue;
+    for (const alias of aliases) {
+      const key = alias.toLowerCase().replace(/\.$/, '');
+      names.set(key, [...(names.get(key) ?? []), { address: address!, family }]);
+    }
   }
-  return found;
+  return names;
+}
+
+/**
+ * The addresses a hosts file gives a name, parsed once per version of the file (its modification
+ * time and size): a hosts file of blocking lists holds hundreds of thousands of lines.
+ */
+function hostsFileReader(file: string) {
+  let parsed: { version: string; names: Map<string, LookupAddress[]> } | undefined;
+  return async (name: string): Promise<LookupAddress[]> => {
+    const info = await stat(file).catch(() => undefined);
+    const version = info ? `${info.mtimeMs}:${info.size}` : 'none';
+    if (parsed?.version !== version) parsed = { version, names: info ? parseHosts(await readFile(file, 'utf8').catch(() => '')) : new Map() };
+    return parsed.names.get(name) ?? [];
+  };
 }
 
 export function networkResolver(options: NetworkResolverOptions = {}): HostResolver {
   const resolver = new Resolver({ timeout: options.timeoutMs ?? 2_000, tries: options.tries ?? 2 });
   if (options.servers) resolver.setServers(options.servers);
-  const hostsFile = options.hostsFile ?? '/etc/hosts';
+  const fromHostsFile = hostsFileReader(options.hostsFile ?? '/etc/hosts');
   return async (hostname) => {
     const name = hostname.toLowerCase().replace(/\.$/, '');
     if (name === 'localhost' || name.endsWith('.localhost')) return LOOPBACK;
-    const listed = await fromHostsFile(hostsFile, name);
+    const listed = await fromHostsFile(name);
     if (listed.length) return listed;
     const [v4, v6] = await Promise.allSettled([resolver.resolve4(name), resolver.resolve6(name)]);
     const addresses = [

@@ -75,6 +75,16 @@ describe('fairLookups', () => {
     expect(resolver.started).toEqual(['first.silent.example']);
   });
 
+  it('gives the seller its turn back after maxTurnMs when a lookup never ends', async () => {
+    const hanging: HostResolver = () => new Promise(() => {});
+    const lookups = fairLookups(hanging, { timeoutMs: 50, maxWaiting: 2, maxTurnMs: 150 });
+    const stuck = [1, 2].map((n) => lookups('seller-a')(`stuck-${n}.example`).catch((error: NodeJS.ErrnoException) => error.code));
+    expect(await Promise.all(stuck)).toEqual(['ETIMEOUT', 'ETIMEOUT']);
+    await expect(lookups('seller-a')('third.example')).rejects.toMatchObject({ code: 'EBUSY' });
+    await new Promise((resolve) => setTimeout(resolve, 400)); // both turns over
+    await expect(lookups('seller-a')('fourth.example')).rejects.toMatchObject({ code: 'ETIMEOUT' });
+  });
+
   it('refuses at once (EBUSY) a lookup of a seller that already has maxWaiting under way', async () => {
     const resolver = twoSlotResolver();
     const lookups = fairLookups(resolver.resolve, { timeoutMs: 60_000, maxWaiting: 3 });

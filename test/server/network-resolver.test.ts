@@ -91,6 +91,16 @@ describe('networkResolver', () => {
     expect(server.questions.length).toBe(asked); // none of them went to DNS
   });
 
+  it('reads the hosts file again when it changes (it is parsed once per version)', async () => {
+    const own = join(dir, 'hosts-changing');
+    await writeFile(own, '93.184.216.40 first.test\n');
+    const resolve = networkResolver({ servers: [server.address], hostsFile: own, timeoutMs: 300, tries: 1 });
+    expect(await resolve('first.test')).toEqual([{ address: '93.184.216.40', family: 4 }]);
+    await writeFile(own, '93.184.216.41 first.test\n93.184.216.42 second.test\n');
+    expect(await resolve('first.test')).toEqual([{ address: '93.184.216.41', family: 4 }]);
+    expect(await resolve('second.test')).toEqual([{ address: '93.184.216.42', family: 4 }]);
+  });
+
   it('refuses a name that does not exist with ENOTFOUND', async () => {
     await expect(resolverOf()('nothing.test')).rejects.toMatchObject({ code: 'ENOTFOUND', message: 'nothing.test did not resolve (ENOTFOUND)' });
   });
