@@ -37,10 +37,10 @@ export function fairLookups(resolve: HostResolver, options: { timeoutMs?: number
     const turn = own.tail.then(() => (abandoned ? [] : resolve(hostname)));
     // The seller's next lookup waits for this one to end, or at most MAX_TURN_MS: a lookup that never
     // ends (a resolver that hangs) must not keep the seller's lookups refused for good.
-    own.tail = Promise.race([turn, new Promise((done) => setTimeout(done, maxTurnMs).unref())]).then(
-      () => undefined,
-      () => undefined,
-    );
+    let turnTimer: NodeJS.Timeout | undefined;
+    const turnOver = new Promise<void>((done) => (turnTimer = setTimeout(done, maxTurnMs).unref()));
+    const ended = () => clearTimeout(turnTimer);
+    own.tail = Promise.race([turn, turnOver]).then(ended, ended);
     void own.tail.then(() => {
       own.size -= 1;
       if (own.size === 0 && queues.get(sellerId) === own) queues.delete(sellerId);
