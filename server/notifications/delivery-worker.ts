@@ -32,12 +32,13 @@ export function notificationTargetOf(store: Store, allowPrivateNotificationUrls:
 /** `resolveHostName`: the system's resolver unless a test injects one. */
 export function notificationDeliveryWorker(deps: { store: Store; logger: Logger; config: Config; resolveHostName?: HostResolver }): DeliveryWorker {
   const { allowPrivateNotificationUrls } = deps.config;
+  // Each seller's host names in its own turn, fairly with the others' (http/fair-lookups.ts).
+  const lookups = sellerLookupsOf(deps.resolveHostName, allowPrivateNotificationUrls);
   return createDeliveryWorker({
     store: deps.store,
     logger: deps.logger,
     resolveTarget: notificationTargetOf(deps.store, allowPrivateNotificationUrls),
-    // Each seller's host names in its own turn, fairly with the others' (http/fair-lookups.ts).
-    lookupFor: ((lookups) => (sellerId: string) => connectionLookup(lookups(sellerId), allowPrivateNotificationUrls))(sellerLookupsOf(deps.resolveHostName, allowPrivateNotificationUrls)),
+    lookupFor: (sellerId) => connectionLookup(lookups(sellerId), allowPrivateNotificationUrls),
     policy: retryPolicyOf(deps.config),
     pollIntervalMs: deps.config.notificationPollIntervalMs,
   });

@@ -26,6 +26,14 @@ const ordersOf = async (linkId: string) => (await server.store.query<{ order_id:
 const notifications = async () => (await notificationRepository(server.store).listForSeller(seller.sellerId)).map((d: { payload: unknown }) => d.payload as any);
 const orderIdOf = (html: string) => /order ([0-9a-f-]{36})/.exec(html)?.[1];
 
+/** Pays a new payment intent on its hosted page (303 to the merchant) and answers the notification it enqueued. */
+async function paidIntentNotification(change: (body: any) => void = () => {}, form = cardForm()) {
+  const intent = await createIntent(server, seller.token, change);
+  const paid = await server.http.post(`/checkout/${intent.payment_intent_id}/pay`).type('form').send(form);
+  expect(paid.status).toBe(303);
+  return (await notifications()).find((n) => n.payment_intent_id === intent.payment_intent_id);
+}
+
 /** An HTML page with the headers every hosted page carries, and no trace of the server's code. */
 function expectPage(res: { status: number; headers: Record<string, string>; text: string }, status: number, text: string) {
   expect(res.status).toBe(status);
@@ -67,10 +75,7 @@ describe('the buyer of a payment link page', () => {
 describe('the customer of a payment intent', () => {
   it('is notified with any e-mail address the API accepted: the notification check reads `email` as the validator does', async () => {
     for (const email of ['ana@localhost', '.ana@example.com', 'ana..costa@example.com']) {
-      const intent = await createIntent(server, seller.token, (body) => (body.customer.email = email));
-      const paid = await server.http.post(`/checkout/${intent.payment_intent_id}/pay`).type('form').send(cardForm());
-      expect(paid.status).toBe(303);
-      const payload = (await notifications()).find((n) => n.payment_intent_id === intent.payment_intent_id);
+      const payload = await paidIntentNotification((body) => (body.customer.email = email));
       expect(validateCheckoutNotification(payload).customer?.email).toBe(email);
     }
   });
@@ -78,14 +83,12 @@ describe('the customer of a payment intent', () => {
 
 describe("the client's test notifications", () => {
   it('have the fields of what the sandbox sends for a payment intent and for a payment link', async () => {
-    const intent = await createIntent(server, seller.token);
-    expect((await server.http.post(`/checkout/${intent.payment_intent_id}/pay`).type('form').send(cardForm())).status).toBe(303);
+    const instant = await paidIntentNotification();
     const link = await createLink(server, seller.sellerId);
     const orderId = orderIdOf((await buy(link.short_id, { ...buyerForm(), ...cardForm() })).text);
-    const sent = await notifications();
     for (const [mode, real] of [
-      ['instant', sent.find((n) => n.payment_intent_id === intent.payment_intent_id)],
-      ['payment_link', sent.find((n) => n.order_id === orderId)],
+      ['instant', instant],
+      ['payment_link', (await notifications()).find((n) => n.order_id === orderId)],
     ] as const) {
       const built = buildCheckoutNotification({ mode });
       // Fields the merchant's own request decides (its shipping and order details) aside.
@@ -100,10 +103,7 @@ describe("the client's test notifications", () => {
 describe('what the page reports of itself', () => {
   it('leaves out a time_page beyond int32 instead of failing the payment; keeps the largest int32', async () => {
     for (const [timePage, expected] of [['2147483648', undefined], ['1e400', undefined], ['2147483647', 2147483647]] as const) {
-      const intent = await createIntent(server, seller.token);
-      const paid = await server.http.post(`/checkout/${intent.payment_intent_id}/pay`).type('form').send(cardForm(undefined, { time_page: timePage }));
-      expect(paid.status).toBe(303);
-      const payload = (await notifications()).find((n) => n.payment_intent_id === intent.payment_intent_id);
+      const payload = await paidIntentNotification(undefined, cardForm(undefined, { time_page: timePage }));
       expect(validateCheckoutNotification(payload).frontend?.time_page).toBe(expected);
     }
   });
