@@ -5,9 +5,11 @@
 // An attempt's result is recorded under the delivery's row lock and numbered there; only the holder
 // of the lease moves the delivery on, and a redelivery asked meanwhile makes it due again after.
 // Attempts run as a pool: each pass starts what is due without waiting for the attempts already
-// running, at most MAX_IN_FLIGHT in all; a pass leases at most PER_SELLER_IN_FLIGHT of one seller,
-// and none of a seller that already has that many running, so a seller whose endpoint never answers
-// holds its own notifications back, not everyone's.
+// running, at most MAX_IN_FLIGHT in all and PER_SELLER_IN_FLIGHT of one seller; the last
+// RESERVED_FOR_IDLE_SELLERS places go only to sellers with no attempt running. A seller whose
+// endpoint never answers holds its own notifications back, not everyone's: three such sellers fill
+// the shared places, and the reserved ones fill only if eight more sellers' endpoints hang at the
+// same time (each place until its attempt times out).
 import { once } from 'node:events';
 import http from 'node:http';
 import https from 'node:https';
@@ -58,9 +60,11 @@ export interface AttemptOutcome {
   error?: string;
 }
 
-/** Attempts in flight at once, all sellers together; and what one pass leases of one seller (none once it has that many running). */
+/** Attempts in flight at once, all sellers together; and of one seller. */
 export const MAX_IN_FLIGHT = 32;
 export const PER_SELLER_IN_FLIGHT = 8;
+/** Places of the pool only the first attempt of a seller with none running may take. */
+export const RESERVED_FOR_IDLE_SELLERS = 8;
 /** The most of a merchant's answer body read before the connection is dropped (the body is ignored). */
 export const MAX_ANSWER_BYTES = 64 * 1024;
 
@@ -199,8 +203,8 @@ export function createDeliveryWorker(options: DeliveryWorkerOptions) {
   async function startDue(): Promise<Promise<void>[]> {
     const room = Math.min(options.batchSize ?? MAX_IN_FLIGHT, MAX_IN_FLIGHT - running.size);
     if (room <= 0) return [];
-    const busySellers = [...perSeller].filter(([, n]) => n >= PER_SELLER_IN_FLIGHT).map(([seller]) => seller);
-    const due = await repo.claimDue(now(), leaseMs, room, { perSeller: PER_SELLER_IN_FLIGHT, busySellers });
+    const sharedLimit = MAX_IN_FLIGHT - RESERVED_FOR_IDLE_SELLERS - running.size;
+    const due = await repo.claimDue(now(), leaseMs, room, { perSeller: PER_SELLER_IN_FLIGHT, running: perSeller, sharedLimit });
     return due.map(start);
   }
 

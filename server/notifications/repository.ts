@@ -34,6 +34,16 @@ const delivery = (row: DeliveryRow): DeliveryRow => ({ ...row, payload: jsonb(ro
 /** How many of the oldest due deliveries one claim looks at (and locks for the length of its statement). */
 const CANDIDATES = 500;
 
+/** How `claimDue` shares the leases between sellers. */
+export interface ClaimFairness {
+  /** The most attempts one seller may have running in the caller. */
+  perSeller: number;
+  /** The attempts the caller has running, by seller. */
+  running: ReadonlyMap<string, number>;
+  /** The most leases for sellers' further attempts (all but a first one of a seller with none running). */
+  sharedLimit: number;
+}
+
 export function notificationRepository(db: Queryable) {
   return {
     async insert(row: { deliveryId: string; sellerId: string; event: string; mode: string; payload: unknown; now: Date }) {
@@ -45,15 +55,22 @@ export function notificationRepository(db: Queryable) {
     },
 
     /**
-     * Leases up to `limit` due deliveries, oldest first, at most `perSeller` of any one seller and none
-     * of the sellers in `busySellers` (those this worker already has attempts in flight for), so one
-     * seller's slow endpoint cannot hold back another's notifications. The oldest CANDIDATES due rows
-     * are locked with `FOR UPDATE SKIP LOCKED` first, so concurrent workers (other instances on one
-     * PostgreSQL) never wait on each other nor lease one row twice; they are ranked per seller among
-     * themselves, and the chosen ones leased. The lease keeps others off while the HTTP call runs
-     * outside the transaction, and expires if this worker dies mid-attempt.
+     * Leases up to `limit` due deliveries, oldest first, fairly between sellers (`fairness`): a seller
+     * ends up with at most `perSeller` attempts running in the caller (`running` counts those it has),
+     * and only the first attempt of a seller with none running may use more than `sharedLimit` of the
+     * leases, so the room above it stays for sellers whose endpoints are not already busy. The oldest
+     * CANDIDATES due rows of the sellers that can still take one are locked with
+     * `FOR UPDATE SKIP LOCKED` first, so concurrent workers (other instances on one PostgreSQL) never
+     * wait on each other nor lease one row twice; they are ranked per seller among themselves, and the
+     * chosen ones leased. The lease keeps others off while the HTTP call runs outside the transaction,
+     * and expires if this worker dies mid-attempt.
      */
-    async claimDue(now: Date, leaseMs: number, limit: number, fairness: { perSeller: number; busySellers: string[] } = { perSeller: limit, busySellers: [] }): Promise<DeliveryRow[]> {
+    async claimDue(now: Date, leaseMs: number, limit: number, fairness: Partial<ClaimFairness> = {}): Promise<DeliveryRow[]> {
+      const perSeller = fairness.perSeller ?? limit;
+      const running = fairness.running ?? new Map<string, number>();
+      const sharedLimit = Math.min(fairness.sharedLimit ?? limit, limit);
+      // Sellers that can take nothing more: those at perSeller, and every busy one once the shared room is gone.
+      const full = [...running].filter(([, n]) => n >= perSeller || (sharedLimit <= 0 && n > 0)).map(([seller]) => seller);
       const { rows } = await db.query<DeliveryRow>(
         `WITH free AS (
            SELECT delivery_id, seller_id, next_attempt_at, created_at FROM notification_deliveries
@@ -62,17 +79,22 @@ export function notificationRepository(db: Queryable) {
             ORDER BY next_attempt_at, created_at
             LIMIT $6
             FOR UPDATE SKIP LOCKED),
+         ranked AS (
+           SELECT f.delivery_id, f.next_attempt_at, f.created_at,
+                  coalesce(r.running, 0) + row_number() OVER (PARTITION BY f.seller_id ORDER BY f.next_attempt_at, f.created_at, f.delivery_id) AS slot
+             FROM free f LEFT JOIN unnest($7::uuid[], $8::int[]) AS r(seller_id, running) ON r.seller_id = f.seller_id),
+         counted AS (
+           SELECT delivery_id, next_attempt_at, created_at, slot,
+                  count(*) FILTER (WHERE slot > 1) OVER (ORDER BY next_attempt_at, created_at, delivery_id ROWS UNBOUNDED PRECEDING) AS shared
+             FROM ranked WHERE slot <= $4),
          chosen AS (
-           SELECT delivery_id FROM (
-             SELECT delivery_id, next_attempt_at, created_at,
-                    row_number() OVER (PARTITION BY seller_id ORDER BY next_attempt_at, created_at) AS rank
-               FROM free) ranked
-            WHERE rank <= $4
-            ORDER BY next_attempt_at, created_at
+           SELECT delivery_id FROM counted
+            WHERE slot = 1 OR shared <= $9
+            ORDER BY next_attempt_at, created_at, delivery_id
             LIMIT $3)
          UPDATE notification_deliveries d SET locked_until = $2 FROM chosen WHERE d.delivery_id = chosen.delivery_id
          RETURNING d.*`,
-        [now, new Date(now.getTime() + leaseMs), limit, fairness.perSeller, fairness.busySellers, CANDIDATES],
+        [now, new Date(now.getTime() + leaseMs), limit, perSeller, full, CANDIDATES, [...running.keys()], [...running.values()], Math.max(0, sharedLimit)],
       );
       return rows.map(delivery);
     },

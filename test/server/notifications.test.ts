@@ -1,12 +1,13 @@
 // The merchant notification outbox and its delivery worker, on every store kind: what the merchant
 // receives, the retry policy, every attempt recorded, leases that survive a crashed worker, two
-// workers that never deliver one notification twice in one pass, one seller's endpoint that never
-// answers holding back only its own notifications, and a redelivery asked during an attempt.
+// workers that never deliver one notification twice in one pass, sellers whose endpoints never
+// answer holding back only their own notifications (places kept for sellers with none running), and
+// a redelivery asked during an attempt.
 import { createServer, type IncomingMessage, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { createLogger } from '../../server/http/logging.ts';
-import { createDeliveryWorker, PER_SELLER_IN_FLIGHT, type NotificationTarget } from '../../server/notifications/delivery.ts';
+import { createDeliveryWorker, MAX_IN_FLIGHT, PER_SELLER_IN_FLIGHT, RESERVED_FOR_IDLE_SELLERS, type NotificationTarget } from '../../server/notifications/delivery.ts';
 import { enqueueCheckoutNotification } from '../../server/notifications/outbox.ts';
 import { notificationRepository } from '../../server/notifications/repository.ts';
 import { CONTRACT_RETRY_POLICY, delayAfterAttempt, type RetryPolicy } from '../../server/notifications/retry-policy.ts';
@@ -22,6 +23,7 @@ const PAYLOAD = deref(doc, media.examples.authorized_credit).value;
 const POLICY: RetryPolicy = { maxAttempts: 3, baseDelayMs: 1_000, maxDelayMs: 60_000, attemptTimeoutMs: 300 };
 
 interface Received {
+  url: string | undefined;
   headers: IncomingMessage['headers'];
   body: unknown;
 }
@@ -32,7 +34,7 @@ async function merchant(answers: Array<number | 'hang' | Promise<number>>) {
   const server: Server = createServer(async (req, res) => {
     const chunks: Buffer[] = [];
     for await (const chunk of req) chunks.push(chunk as Buffer);
-    received.push({ headers: req.headers, body: JSON.parse(Buffer.concat(chunks).toString()) });
+    received.push({ url: req.url, headers: req.headers, body: JSON.parse(Buffer.concat(chunks).toString()) });
     const answer = await (answers.shift() ?? 200);
     if (answer === 'hang') return; // never answers; the worker's timeout must end the attempt
     res.writeHead(answer, { 'content-type': 'text/plain' }).end('ok');
@@ -195,38 +197,78 @@ for (const kind of STORE_KINDS) {
         expect(await attempts(id)).toEqual([]);
       });
 
-      it('lets one seller whose endpoint never answers hold back only its own notifications', async () => {
-        const SLOW_SELLER = '5d3c0b6e-8f1a-4c2d-9e7b-1a2b3c4d5e6f';
-        await store.query(
-          `INSERT INTO sellers (seller_id, merchant_id, seller_code, trade_name, email, country, currencies, services, payments, tenant)
-           SELECT $1, merchant_id, 'slow', 'Slow shop', email, country, currencies, services, payments, tenant FROM sellers WHERE seller_id = $2
-           ON CONFLICT (seller_id) DO NOTHING`,
-          [SLOW_SELLER, DEMO_SELLER_ID],
-        );
-        const slow = await merchant(Array(40).fill('hang'));
+      /** `count` sellers (copies of the demo seller) whose endpoints never answer, each with `due` notifications due before anything else. */
+      async function hangingSellers(count: number, due: number) {
+        const ids = Array.from({ length: count }, (_, i) => `5d3c0b6e-8f1a-4c2d-9e7b-${String(i).padStart(12, '0')}`);
+        for (const [i, id] of ids.entries()) {
+          await store.query(
+            `INSERT INTO sellers (seller_id, merchant_id, seller_code, trade_name, email, country, currencies, services, payments, tenant)
+             SELECT $1, merchant_id, $3, 'Slow shop', email, country, currencies, services, payments, tenant FROM sellers WHERE seller_id = $2
+             ON CONFLICT (seller_id) DO NOTHING`,
+            [id, DEMO_SELLER_ID, `slow-${i}`],
+          );
+        }
+        const slow = await merchant(Array(count * due).fill('hang'));
+        await store.transaction(async (tx) => {
+          for (let n = 0; n < due; n++) for (const id of ids) await enqueueCheckoutNotification(tx, id, PAYLOAD, new Date(clock.getTime() - 60_000 + n));
+        });
+        const targets = new Map(ids.map((id) => [id, { url: `${slow.url}${id}`, user: 'slow', password: 'slow' }]));
+        /** Attempts each hanging seller's endpoint has received, by seller. */
+        const received = () => ids.map((id) => slow.received.filter((r) => r.url === `/${id}`).length);
+        return { targets, received, close: slow.close };
+      }
+
+      /** A pool whose attempts time out after `timeoutMs`, delivering to the demo seller's endpoint and the hanging sellers'. */
+      const poolBeside = (slow: Awaited<ReturnType<typeof hangingSellers>>, timeoutMs: number) =>
+        createDeliveryWorker({
+          store,
+          logger,
+          policy: { ...POLICY, attemptTimeoutMs: timeoutMs },
+          now: () => clock,
+          resolveTarget: async (seller) => (seller === DEMO_SELLER_ID ? { url: endpoint.url, user: 'loja', password: 'senha' } : slow.targets.get(seller)),
+          pollIntervalMs: 20,
+        });
+
+      it('lets sellers whose endpoints never answer hold back only their own notifications', async () => {
+        // Five of them: at eight attempts each they would fill the pool of 32 places.
+        const slow = await hangingSellers(5, 40);
         endpoint = await merchant([200]);
-        const targets: Record<string, NotificationTarget> = {
-          [SLOW_SELLER]: { url: slow.url, user: 'slow', password: 'slow' },
-          [DEMO_SELLER_ID]: { url: endpoint.url, user: 'loja', password: 'senha' },
-        };
+        const id = await enqueue();
+        const pool = poolBeside(slow, 3_000);
+        const started = Date.now();
+        pool.start();
         try {
-          // 40 of the slow seller's notifications fall due first, then one of the demo seller's.
-          for (let i = 0; i < 40; i++) await store.transaction((tx) => enqueueCheckoutNotification(tx, SLOW_SELLER, PAYLOAD, new Date(clock.getTime() - 60_000 + i)));
-          const id = await enqueue();
-          const pool = createDeliveryWorker({ store, logger, policy: { ...POLICY, attemptTimeoutMs: 3_000 }, now: () => clock, resolveTarget: async (seller) => targets[seller], pollIntervalMs: 20 });
-          const started = Date.now();
-          pool.start();
-          try {
-            await expect.poll(async () => (await stored(id))?.status, { timeout: 2_500, interval: 25 }).toBe('delivered');
-            expect(Date.now() - started).toBeLessThan(2_500); // before any of the slow seller's attempts timed out
-            // The slow seller has at most PER_SELLER_IN_FLIGHT attempts running; the rest wait their turn.
-            expect(slow.received.length).toBeLessThanOrEqual(PER_SELLER_IN_FLIGHT);
-          } finally {
-            await pool.stop();
-          }
+          await expect.poll(async () => (await stored(id))?.status, { timeout: 2_500, interval: 25 }).toBe('delivered');
+          expect(Date.now() - started).toBeLessThan(2_500); // before any hanging attempt timed out
+          const counts = slow.received();
+          expect(Math.max(...counts)).toBeLessThanOrEqual(PER_SELLER_IN_FLIGHT);
+          // Their further attempts shared MAX_IN_FLIGHT - RESERVED_FOR_IDLE_SELLERS places; the rest stayed free.
+          expect(counts.reduce((a, b) => a + b)).toBeLessThanOrEqual(MAX_IN_FLIGHT - RESERVED_FOR_IDLE_SELLERS + counts.length);
           expect(endpoint.received).toHaveLength(1);
         } finally {
-          await slow.close();
+          await slow.close(); // ends the hanging attempts, so stopping does not wait for their timeouts
+          await pool.stop();
+        }
+      });
+
+      it('keeps places for sellers with nothing running while hanging sellers hold every shared one', async () => {
+        // Four of them would hold 32 places at eight each; they get the shared 24 and one first attempt each.
+        const slow = await hangingSellers(4, 40);
+        endpoint = await merchant([200]);
+        const pool = poolBeside(slow, 5_000);
+        pool.start();
+        try {
+          const held = MAX_IN_FLIGHT - RESERVED_FOR_IDLE_SELLERS + 4;
+          await expect.poll(() => slow.received().reduce((a, b) => a + b), { timeout: 2_000, interval: 25 }).toBe(held);
+          // A notification that falls due now, for a seller with nothing running, takes a reserved place at the next pass.
+          const id = await enqueue();
+          await expect.poll(async () => (await stored(id))?.status, { timeout: 2_500, interval: 25 }).toBe('delivered');
+          expect(endpoint.received).toHaveLength(1);
+          expect(slow.received().reduce((a, b) => a + b)).toBe(held); // none of theirs took a reserved place meanwhile
+          expect(Math.max(...slow.received())).toBeLessThanOrEqual(PER_SELLER_IN_FLIGHT);
+        } finally {
+          await slow.close(); // ends the hanging attempts, so stopping does not wait for their timeouts
+          await pool.stop();
         }
       });
 
