@@ -15,6 +15,8 @@
 // - narrowed-type: a request accepts less (a type dropped, a bound tightened, a pattern or enum
 //   added, an alternative of a oneOf/anyOf no longer accepted), or a response may carry a type it
 //   could not before (a header's too, or an alternative no released one describes).
+// A schema without `type` has the types of its enum/const values or of its alternatives; a bound or
+// pattern that every value a request enum/const listed before meets narrows nothing.
 
 export type Rule =
   | 'removed-operation'
@@ -65,14 +67,80 @@ function resolve(doc: Doc, node: any, depth = 0): any {
   return Object.keys(beside).length && resolved && typeof resolved === 'object' ? { ...resolved, ...beside } : resolved;
 }
 
-const typesOf = (s: any): string[] | undefined =>
-  s.type === undefined ? undefined : (Array.isArray(s.type) ? s.type : [s.type]).map(String);
 const accepts = (types: string[], t: string) => types.includes(t) || (t === 'integer' && types.includes('number'));
 
 function enumOf(s: any): unknown[] | undefined {
   if (Array.isArray(s.enum)) return s.enum;
   if ('const' in s) return [s.const];
   return undefined;
+}
+
+/** The types two type lists both allow (an integer is a number). */
+const both = (x: string[], y: string[]) => [...new Set(x.flatMap((t) => (accepts(y, t) ? [t] : t === 'number' && y.includes('integer') ? ['integer'] : [])))];
+
+/** The JSON Schema type of a value (an integral number is an integer). */
+function typeOfValue(v: unknown): string {
+  if (v === null) return 'null';
+  if (Array.isArray(v)) return 'array';
+  if (typeof v === 'number') return Number.isInteger(v) ? 'integer' : 'number';
+  return typeof v;
+}
+
+/**
+ * The types a schema allows, or undefined for any: its `type`; else those of its `enum`/`const`
+ * values; else, when every alternative of its `oneOf`/`anyOf` has types, their union. (So
+ * `type: [string, array]` and `anyOf: [{type: string}, {type: array}]` compare alike.) The types of
+ * its `allOf` members narrow what it allows further.
+ */
+function typesOf(doc: Doc, s: any, depth = 0): string[] | undefined {
+  if (!s || typeof s !== 'object' || depth > 20) return undefined;
+  let types: string[] | undefined;
+  if (s.type !== undefined) types = (Array.isArray(s.type) ? s.type : [s.type]).map(String);
+  else if (enumOf(s)) types = [...new Set(enumOf(s)!.map(typeOfValue))];
+  else {
+    for (const k of ['oneOf', 'anyOf'] as const) {
+      if (!Array.isArray(s[k]) || types) continue;
+      const each = s[k].map((m: any) => typesOf(doc, resolve(doc, m), depth + 1));
+      if (each.every(Boolean)) types = [...new Set(each.flat() as string[])];
+    }
+  }
+  for (const member of s.allOf ?? []) {
+    const own = typesOf(doc, resolve(doc, member), depth + 1);
+    if (own) types = types ? both(types, own) : own;
+  }
+  return types;
+}
+
+/** Whether `value` already meets `keyword: bound` (a keyword says nothing of the other types). */
+function meets(value: unknown, keyword: string, bound: any): boolean {
+  switch (keyword) {
+    case 'maxLength':
+      return typeof value !== 'string' || [...value].length <= bound;
+    case 'minLength':
+      return typeof value !== 'string' || [...value].length >= bound;
+    case 'maxItems':
+      return !Array.isArray(value) || value.length <= bound;
+    case 'minItems':
+      return !Array.isArray(value) || value.length >= bound;
+    case 'maxProperties':
+    case 'minProperties': {
+      if (!value || typeof value !== 'object' || Array.isArray(value)) return true;
+      const n = Object.keys(value).length;
+      return keyword === 'maxProperties' ? n <= bound : n >= bound;
+    }
+    case 'maximum':
+      return typeof value !== 'number' || value <= bound;
+    case 'exclusiveMaximum':
+      return typeof value !== 'number' || value < bound;
+    case 'minimum':
+      return typeof value !== 'number' || value >= bound;
+    case 'exclusiveMinimum':
+      return typeof value !== 'number' || value > bound;
+    case 'pattern':
+      return typeof value !== 'string' || new RegExp(bound, 'u').test(value);
+    default:
+      return false;
+  }
 }
 
 const key = (v: unknown) => JSON.stringify(v);
@@ -118,8 +186,11 @@ class Checker {
       this.seen.add(pairKey);
     }
 
-    const bTypes = typesOf(b);
-    const aTypes = typesOf(a);
+    const bTypes = typesOf(this.before, b);
+    const aTypes = typesOf(this.after, a);
+    // A request schema that took only listed values (`enum`, `const`): a bound or pattern those values all meet narrows nothing.
+    const bValues = enumOf(b);
+    const narrows = (keyword: string) => !bValues?.every((v) => meets(v, keyword, a[keyword]));
     if (side === 'request' && aTypes) {
       const lost = bTypes ? bTypes.filter((t) => !accepts(aTypes, t)) : ['any type'];
       if (lost.length) this.add('narrowed-type', where, `accepts ${lost.join(', ')} no more (now ${aTypes.join(' | ')})`);
@@ -131,12 +202,12 @@ class Checker {
 
     if (side === 'request') {
       for (const k of TIGHTER_WHEN_SMALLER) {
-        if (typeof a[k] === 'number' && (typeof b[k] !== 'number' || a[k] < b[k])) this.add('narrowed-type', where, `${k} ${b[k] ?? 'none'} → ${a[k]}`);
+        if (typeof a[k] === 'number' && (typeof b[k] !== 'number' || a[k] < b[k]) && narrows(k)) this.add('narrowed-type', where, `${k} ${b[k] ?? 'none'} → ${a[k]}`);
       }
       for (const k of TIGHTER_WHEN_LARGER) {
-        if (typeof a[k] === 'number' && (typeof b[k] !== 'number' || a[k] > b[k])) this.add('narrowed-type', where, `${k} ${b[k] ?? 'none'} → ${a[k]}`);
+        if (typeof a[k] === 'number' && (typeof b[k] !== 'number' || a[k] > b[k]) && narrows(k)) this.add('narrowed-type', where, `${k} ${b[k] ?? 'none'} → ${a[k]}`);
       }
-      if (typeof a.pattern === 'string' && a.pattern !== b.pattern) this.add('narrowed-type', where, `pattern ${b.pattern ?? 'none'} → ${a.pattern}`);
+      if (typeof a.pattern === 'string' && a.pattern !== b.pattern && narrows('pattern')) this.add('narrowed-type', where, `pattern ${b.pattern ?? 'none'} → ${a.pattern}`);
     }
 
     const bEnum = enumOf(b);

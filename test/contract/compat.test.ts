@@ -119,6 +119,10 @@ describe('the breaking-change rules', () => {
       (d) => (schemas(d).ItemRequest.properties.payer.anyOf = [{ type: 'string', maxLength: 10 }, schemas(d).ItemRequest.properties.payer.anyOf[1], { type: 'integer' }]),
       'narrowed-type',
     ],
+    ['a request bound that a released enum value breaks', (d) => (schemas(d).ItemRequest.properties.color.maxLength = 3), 'narrowed-type'],
+    ['a request pattern that a released enum value breaks', (d) => (schemas(d).ItemRequest.properties.color.pattern = '^r'), 'narrowed-type'],
+    ['a response type widened through anyOf alternatives', (d) => (schemas(d).Item.properties.name = { anyOf: [{ type: 'string' }, { type: 'null' }] }), 'narrowed-type'],
+    ['a response enum without a type replaced by any value', (d) => (schemas(d).Item.properties.status = { description: 'anything' }), 'narrowed-type'],
     ['a response alternative added (oneOf longer)', (d) => d.paths['/items'].get.responses['200'].content['application/json'].schema.items.oneOf.push({ type: 'string' }), 'narrowed-type'],
   ];
   for (const [name, edit, rule] of cases) {
@@ -166,6 +170,34 @@ describe('the breaking-change rules', () => {
       delete headers['X-Total-Count'];
     });
     expect(rules).toEqual([]);
+  });
+
+  it('reads the types of alternatives, enum and const values alike, and bounds that every listed value meets', () => {
+    const before = contract((d) => {
+      schemas(d).ItemRequest.properties.kind = { type: ['string', 'array'], maxLength: 20, maxItems: 5, items: { type: 'string', maxLength: 20 } };
+      schemas(d).ItemRequest.properties.version = { type: 'integer', const: 1 };
+      schemas(d).Item.properties.kind = { type: ['string', 'array'], items: { type: 'string' } };
+      schemas(d).Item.properties.level = { enum: [1, 2] };
+    });
+    const after = contract((d) => {
+      // The same values, written as alternatives of one type each.
+      schemas(d).ItemRequest.properties.kind = { anyOf: [{ type: 'string', maxLength: 20 }, { type: 'array', maxItems: 5, items: { type: 'string', maxLength: 20 } }] };
+      schemas(d).Item.properties.kind = { anyOf: [{ type: 'string' }, { type: 'array', items: { type: 'string' } }] };
+      // Bounds and a pattern that the only values allowed before already meet.
+      schemas(d).ItemRequest.properties.version = { type: 'integer', const: 1, minimum: 1, maximum: 1 };
+      schemas(d).ItemRequest.properties.color.pattern = '^(red|blue)$';
+      schemas(d).ItemRequest.properties.color.maxLength = 4;
+      schemas(d).Item.properties.level = { type: 'integer', enum: [1, 2] };
+    });
+    expect(compare(before, after).breaking).toEqual([]);
+    // And the other way: dropping the string alternative of the request field refuses what clients sent.
+    const narrower = contract((d) => {
+      schemas(d).ItemRequest.properties.kind = { anyOf: [{ type: 'array', maxItems: 5, items: { type: 'string', maxLength: 20 } }] };
+      schemas(d).Item.properties.kind = { type: ['string', 'array'], items: { type: 'string' } };
+      schemas(d).ItemRequest.properties.version = { type: 'integer', const: 1 };
+      schemas(d).Item.properties.level = { enum: [1, 2] };
+    });
+    expect(compare(before, narrower).breaking).toMatchObject([{ rule: 'narrowed-type', where: 'POST /items request application/json.kind' }]);
   });
 
   it('lets breaking changes through when the major version changes, and only then', () => {
