@@ -584,7 +584,10 @@ export interface paths {
          * List a seller's merchant notification deliveries (sandbox only)
          * @description **Reference-only.** The delivery log of a seller's checkout notifications: every notification
          *     its payments produced (hosted checkout, payment link orders, subscription charges), newest first,
-         *     at most 100, each with its payload and every delivery attempt.
+         *     each with its payload and every delivery attempt, `limit` at a time (100 by default). When
+         *     `has_more` is true, the next page is asked with `before` set to the `delivery_id` of the last
+         *     delivery of this one; `status` keeps the deliveries in that state only. A `before` that is not
+         *     one of the seller's deliveries answers 404 `delivery_not_found`.
          */
         get: operations["listSandboxNotifications"];
         put?: never;
@@ -3689,10 +3692,12 @@ export interface components {
             /** @description Every attempt, oldest first. */
             attempts: components["schemas"]["SandboxNotificationAttempt"][];
         };
-        /** @description A seller's notification deliveries, newest first (at most 100). */
+        /** @description A page of a seller's notification deliveries, newest first. */
         SandboxNotificationDeliveryList: {
             /** @description The deliveries, newest first. */
             deliveries: components["schemas"]["SandboxNotificationDelivery"][];
+            /** @description Whether older deliveries follow (ask for them with `before` set to the last `delivery_id` here). */
+            has_more: boolean;
         };
         /**
          * @description A recurrence plan to create for a seller. The plan starts `active` unless `status` says
@@ -4477,8 +4482,8 @@ export interface components {
                 "application/json": components["schemas"]["SandboxError"];
             };
         };
-        /** @description The seller does not exist (seller_not_found). */
-        SandboxSellerNotFound: {
+        /** @description The seller does not exist (seller_not_found), or `before` is not one of its deliveries (delivery_not_found). */
+        SandboxSellerOrDeliveryNotFound: {
             headers: {
                 RateLimit: components["headers"]["RateLimit"];
                 "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
@@ -4490,6 +4495,17 @@ export interface components {
         };
         /** @description No notification delivery has this id (delivery_not_found). */
         SandboxDeliveryNotFound: {
+            headers: {
+                RateLimit: components["headers"]["RateLimit"];
+                "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["SandboxError"];
+            };
+        };
+        /** @description The seller does not exist (seller_not_found). */
+        SandboxSellerNotFound: {
             headers: {
                 RateLimit: components["headers"]["RateLimit"];
                 "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
@@ -5691,6 +5707,22 @@ export interface operations {
                  * @example 3fa85f64-5717-4562-b3fc-2c963f66afa6
                  */
                 seller_id: string;
+                /**
+                 * @description The most deliveries in the answer, from 1 to 100. Default 100.
+                 * @example 20
+                 */
+                limit?: number;
+                /**
+                 * @description The `delivery_id` of a delivery of this seller: only deliveries listed after it (older) are
+                 *     answered. Set it to the last `delivery_id` of a page to read the next one.
+                 * @example 0f6d3c1e-4b7a-4c55-9a0e-2f1b7d9c8e41
+                 */
+                before?: string;
+                /**
+                 * @description Only the deliveries in this state.
+                 * @example abandoned
+                 */
+                status?: "pending" | "delivered" | "abandoned";
             };
             header?: never;
             path?: never;
@@ -5711,7 +5743,7 @@ export interface operations {
             };
             400: components["responses"]["SandboxBadRequest"];
             401: components["responses"]["SandboxUnauthorized"];
-            404: components["responses"]["SandboxSellerNotFound"];
+            404: components["responses"]["SandboxSellerOrDeliveryNotFound"];
             429: components["responses"]["SandboxTooManyRequests"];
             500: components["responses"]["SandboxInternalError"];
         };

@@ -173,12 +173,35 @@ export function notificationRepository(db: Queryable) {
       return rows[0] && delivery(rows[0]);
     },
 
-    async listForSeller(sellerId: string, limit = 100): Promise<DeliveryRow[]> {
+    /**
+     * A page of the seller's deliveries, newest first (ties by id, descending), in `status` only if
+     * given, after the seller's delivery `before` only if given; undefined when `before` is not one
+     * of the seller's deliveries. `hasMore`: older ones follow.
+     */
+    async pageForSeller(
+      sellerId: string,
+      page: { limit: number; before?: string; status?: DeliveryRow['status'] },
+    ): Promise<{ deliveries: DeliveryRow[]; hasMore: boolean } | undefined> {
       const { rows } = await db.query<DeliveryRow>(
-        `SELECT * FROM notification_deliveries WHERE seller_id = $1 ORDER BY created_at DESC, delivery_id LIMIT $2`,
-        [sellerId, limit],
+        `WITH cursor AS (SELECT created_at, delivery_id FROM notification_deliveries WHERE delivery_id = $3 AND seller_id = $1)
+         SELECT d.* FROM notification_deliveries d
+          WHERE d.seller_id = $1
+            AND ($4::text IS NULL OR d.status = $4)
+            AND ($3::uuid IS NULL OR (d.created_at, d.delivery_id) < (SELECT created_at, delivery_id FROM cursor))
+          ORDER BY d.created_at DESC, d.delivery_id DESC
+          LIMIT $2`,
+        [sellerId, page.limit + 1, page.before ?? null, page.status ?? null],
       );
-      return rows.map(delivery);
+      if (page.before !== undefined && rows.length === 0) {
+        const known = await db.query(`SELECT 1 FROM notification_deliveries WHERE delivery_id = $1 AND seller_id = $2`, [page.before, sellerId]);
+        if (known.rows.length === 0) return undefined;
+      }
+      return { deliveries: rows.slice(0, page.limit).map(delivery), hasMore: rows.length > page.limit };
+    },
+
+    /** The seller's newest `limit` deliveries, newest first. */
+    async listForSeller(sellerId: string, limit = 100): Promise<DeliveryRow[]> {
+      return (await this.pageForSeller(sellerId, { limit }))!.deliveries;
     },
 
     async attemptsOf(deliveryId: string): Promise<AttemptRow[]> {

@@ -122,7 +122,61 @@ for (const kind of STORES) {
       const badId = await server.http.get('/sandbox/v1/notifications/nope').set('Authorization', ADMIN);
       expect(badId.status).toBe(400);
       const none = await server.http.get(`/sandbox/v1/notifications?seller_id=${(await createSeller(server)).sellerId}`).set('Authorization', ADMIN);
-      expect(none.body).toEqual({ deliveries: [] }); // another seller sees none of these
+      expect(none.body).toEqual({ deliveries: [], has_more: false }); // another seller sees none of these
+    });
+
+    it('pages the delivery log newest first with limit and before, filters it by status, and refuses a cursor of another seller', async () => {
+      const shop = await createSeller(server);
+      await configureCheckout(server, shop.token, merchant);
+      const intents: string[] = [];
+      for (let i = 0; i < 5; i++) {
+        const intent = await createIntent(server, shop.token);
+        expect((await server.http.post(`/checkout/${intent.payment_intent_id}/pay`).type('form').send(cardForm())).status).toBe(303);
+        intents.push(intent.payment_intent_id);
+      }
+      const page = (query: string) => server.http.get(`/sandbox/v1/notifications?seller_id=${shop.sellerId}&${query}`).set('Authorization', ADMIN);
+      const whole = await page('');
+      expect(whole.status).toBe(200);
+      expect(whole.body.has_more).toBe(false);
+      const ids: string[] = whole.body.deliveries.map((d: any) => d.delivery_id);
+      expect(whole.body.deliveries.map((d: any) => d.payload.payment_intent_id)).toEqual([...intents].reverse()); // newest first
+
+      // Two at a time, each page after the last delivery of the one before: every delivery once, in order.
+      const seen: string[] = [];
+      let before = '';
+      for (const expected of [[true, 2], [true, 2], [false, 1]] as const) {
+        const res = await page(`limit=2${before && `&before=${before}`}`);
+        expect(res.status).toBe(200);
+        expect([res.body.has_more, res.body.deliveries.length]).toEqual(expected);
+        seen.push(...res.body.deliveries.map((d: any) => d.delivery_id));
+        before = seen.at(-1)!;
+      }
+      expect(seen).toEqual(ids);
+      expect((await page(`before=${ids.at(-1)}`)).body).toEqual({ deliveries: [], has_more: false });
+
+      // One delivered, one abandoned: status keeps those only, and pages within them.
+      await server.store.query(`UPDATE notification_deliveries SET status = 'delivered', delivered_at = now() WHERE delivery_id = $1`, [ids[1]]);
+      await server.store.query(`UPDATE notification_deliveries SET status = 'abandoned' WHERE delivery_id = $1`, [ids[3]]);
+      const states = async (query: string) => (await page(query)).body.deliveries.map((d: any) => [d.delivery_id, d.status]);
+      expect(await states('status=delivered')).toEqual([[ids[1], 'delivered']]);
+      expect(await states('status=abandoned')).toEqual([[ids[3], 'abandoned']]);
+      expect(await states('status=pending')).toEqual([ids[0], ids[2], ids[4]].map((id) => [id, 'pending']));
+      const pendingPage = await page(`status=pending&limit=1&before=${ids[0]}`);
+      expect(pendingPage.body.deliveries.map((d: any) => d.delivery_id)).toEqual([ids[2]]);
+      expect(pendingPage.body.has_more).toBe(true);
+
+      // A cursor that is not one of this seller's deliveries: another seller's, or none at all.
+      const othersDelivery = (await list()).body.deliveries[0].delivery_id;
+      for (const cursor of [othersDelivery, '0f6d3c1e-4b7a-4c55-9a0e-2f1b7d9c8e41']) {
+        const res = await page(`before=${cursor}`);
+        expect(res.status).toBe(404);
+        expect(res.body).toEqual({ error_code: 'delivery_not_found', message: 'Notification delivery not found', status_code: 404 });
+      }
+      for (const query of ['limit=0', 'limit=101', 'limit=1.5', 'status=sent', 'before=nope']) {
+        const res = await page(query);
+        expect(res.status, query).toBe(400);
+        expect(res.body).toMatchObject({ error_code: 'invalid_request', status_code: 400 });
+      }
     });
   });
 }

@@ -1,5 +1,6 @@
 // HTTP ↔ domain for the sandbox's merchant notification delivery log (reference-only; the admin
-// token is checked before this router): list a seller's deliveries, read one, send one again.
+// token is checked before this router): list a seller's deliveries a page at a time, read one, send
+// one again.
 import type { AreaRoutes } from '../../http/area-routes.ts';
 import { ApiError } from '../../http/errors.ts';
 import { typedRouter } from '../../http/typed-router.ts';
@@ -13,8 +14,10 @@ export const sandboxNotificationRoutes: AreaRoutes = ({ store }) => {
     .get('/sandbox/v1/notifications', async (req, res) => {
       const sellerId = req.query.seller_id;
       if (!(await webCheckoutRepository(store).findSeller(sellerId))) throw new ApiError(404, 'seller_not_found', 'Seller not found');
-      const deliveries = await repository.listForSeller(sellerId);
-      res.status(200).json({ deliveries: await Promise.all(deliveries.map((d) => withAttempts(store, d))) });
+      const { limit = 100, before, status } = req.query;
+      const page = await repository.pageForSeller(sellerId, { limit, before, status });
+      if (!page) throw DELIVERY_NOT_FOUND();
+      res.status(200).json({ deliveries: await Promise.all(page.deliveries.map((d) => withAttempts(store, d))), has_more: page.hasMore });
     })
     .get('/sandbox/v1/notifications/{delivery_id}', async (req, res) => {
       const found = await repository.findById(req.params.delivery_id);
