@@ -9,7 +9,8 @@
 // RESERVED_FOR_IDLE_SELLERS places go only to sellers with no attempt running. A seller whose
 // endpoint never answers holds its own notifications back, not everyone's: three such sellers fill
 // the shared places, and the reserved ones fill only if eight more sellers' endpoints hang at the
-// same time (each place until its attempt times out).
+// same time (each place until its attempt times out). A pass looks at a few due deliveries of each
+// seller, never at a window of the oldest due rows one seller's backlog could fill (repository.ts).
 import { once } from 'node:events';
 import http from 'node:http';
 import https from 'node:https';

@@ -31,8 +31,8 @@ export interface AttemptRow {
 const jsonb = (value: unknown) => (typeof value === 'string' ? JSON.parse(value) : value);
 const delivery = (row: DeliveryRow): DeliveryRow => ({ ...row, payload: jsonb(row.payload) });
 
-/** How many of the oldest due deliveries one claim looks at (and locks for the length of its statement). */
-const CANDIDATES = 500;
+/** How many sellers with due deliveries one claim looks at (those whose oldest due delivery is oldest). */
+const CANDIDATE_SELLERS = 64;
 
 /** How `claimDue` shares the leases between sellers. */
 export interface ClaimFairness {
@@ -58,12 +58,13 @@ export function notificationRepository(db: Queryable) {
      * Leases up to `limit` due deliveries, oldest first, fairly between sellers (`fairness`): a seller
      * ends up with at most `perSeller` attempts running in the caller (`running` counts those it has),
      * and only the first attempt of a seller with none running may use more than `sharedLimit` of the
-     * leases, so the room above it stays for sellers whose endpoints are not already busy. The oldest
-     * CANDIDATES due rows of the sellers that can still take one are locked with
-     * `FOR UPDATE SKIP LOCKED` first, so concurrent workers (other instances on one PostgreSQL) never
-     * wait on each other nor lease one row twice; they are ranked per seller among themselves, and the
-     * chosen ones leased. The lease keeps others off while the HTTP call runs outside the transaction,
-     * and expires if this worker dies mid-attempt.
+     * leases, so the room above it stays for sellers whose endpoints are not already busy. Of the
+     * CANDIDATE_SELLERS sellers that can still take one and whose oldest due delivery is oldest, the
+     * oldest `perSeller` due rows of each are locked with `FOR UPDATE SKIP LOCKED` first (so one
+     * seller's backlog cannot fill the window, and concurrent workers, other instances on one
+     * PostgreSQL, never wait on each other nor lease one row twice); they are ranked per seller, and
+     * the chosen ones leased. The lease keeps others off while the HTTP call runs outside the
+     * transaction, and expires if this worker dies mid-attempt.
      */
     async claimDue(now: Date, leaseMs: number, limit: number, fairness: Partial<ClaimFairness> = {}): Promise<DeliveryRow[]> {
       const perSeller = fairness.perSeller ?? limit;
@@ -72,13 +73,20 @@ export function notificationRepository(db: Queryable) {
       // Sellers that can take nothing more: those at perSeller, and every busy one once the shared room is gone.
       const full = [...running].filter(([, n]) => n >= perSeller || (sharedLimit <= 0 && n > 0)).map(([seller]) => seller);
       const { rows } = await db.query<DeliveryRow>(
-        `WITH free AS (
-           SELECT delivery_id, seller_id, next_attempt_at, created_at FROM notification_deliveries
+        `WITH due_sellers AS (
+           SELECT seller_id, min(next_attempt_at) AS oldest FROM notification_deliveries
             WHERE status = 'pending' AND next_attempt_at <= $1 AND (locked_until IS NULL OR locked_until <= $1)
               AND seller_id <> ALL($5::uuid[])
-            ORDER BY next_attempt_at, created_at
-            LIMIT $6
-            FOR UPDATE SKIP LOCKED),
+            GROUP BY seller_id
+            ORDER BY oldest
+            LIMIT $6),
+         free AS (
+           SELECT f.* FROM due_sellers s CROSS JOIN LATERAL (
+             SELECT delivery_id, seller_id, next_attempt_at, created_at FROM notification_deliveries d
+              WHERE d.seller_id = s.seller_id AND d.status = 'pending' AND d.next_attempt_at <= $1 AND (d.locked_until IS NULL OR d.locked_until <= $1)
+              ORDER BY d.next_attempt_at, d.created_at
+              LIMIT $4
+              FOR UPDATE SKIP LOCKED) f),
          ranked AS (
            SELECT f.delivery_id, f.next_attempt_at, f.created_at,
                   coalesce(r.running, 0) + row_number() OVER (PARTITION BY f.seller_id ORDER BY f.next_attempt_at, f.created_at, f.delivery_id) AS slot
@@ -94,7 +102,7 @@ export function notificationRepository(db: Queryable) {
             LIMIT $3)
          UPDATE notification_deliveries d SET locked_until = $2 FROM chosen WHERE d.delivery_id = chosen.delivery_id
          RETURNING d.*`,
-        [now, new Date(now.getTime() + leaseMs), limit, perSeller, full, CANDIDATES, [...running.keys()], [...running.values()], Math.max(0, sharedLimit)],
+        [now, new Date(now.getTime() + leaseMs), limit, perSeller, full, CANDIDATE_SELLERS, [...running.keys()], [...running.values()], Math.max(0, sharedLimit)],
       );
       return rows.map(delivery);
     },

@@ -272,6 +272,36 @@ for (const kind of STORE_KINDS) {
         }
       });
 
+      it("leases another seller's due notification in the same pass as a backlog of hundreds that fail at once", async () => {
+        // 600 of a seller's notifications due before the demo seller's one (more than a window of the oldest due rows held).
+        const [backlogSeller] = (await hangingSellers(1, 0)).targets.keys();
+        await store.query(
+          `INSERT INTO notification_deliveries (delivery_id, seller_id, event, mode, payload, next_attempt_at, created_at)
+           SELECT gen_random_uuid(), $1, 'checkout-notification', 'instant', $2, $3::timestamptz - make_interval(secs => 600 - n), $3
+             FROM generate_series(1, 600) AS n`,
+          [backlogSeller, JSON.stringify(PAYLOAD), clock],
+        );
+        const failing = await merchant(Array(600).fill(500));
+        endpoint = await merchant([200]);
+        const id = await enqueue();
+        try {
+          const pool = createDeliveryWorker({
+            store,
+            logger,
+            policy: POLICY,
+            now: () => clock,
+            resolveTarget: async (seller) => ({ url: seller === DEMO_SELLER_ID ? endpoint.url : failing.url, user: 'loja', password: 'senha' }),
+          });
+          const leased = await pool.runOnce();
+          expect(await stored(id)).toMatchObject({ status: 'delivered', attempts: 1 });
+          expect(endpoint.received).toHaveLength(1);
+          expect(leased).toBe(1 + PER_SELLER_IN_FLIGHT); // the backlog's seller got its eight, no more
+          expect(failing.received).toHaveLength(PER_SELLER_IN_FLIGHT);
+        } finally {
+          await failing.close();
+        }
+      });
+
       it('keeps its connection to the merchant alive between attempts, and closes it when stopped', async () => {
         const open = new Set<import('node:net').Socket>();
         const kept = createServer((req, res) => {

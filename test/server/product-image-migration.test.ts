@@ -21,7 +21,7 @@ describe.each(STORES)('migration 011 on %s: product images of earlier versions',
         );
       }
 
-      expect(await migrate(store)).toEqual(['011', '012']);
+      expect(await migrate(store)).toEqual(['011', '012', '013']);
 
       const { rows } = await store.query<Record<string, unknown>>('SELECT image_id, seller_id, content_type, size_bytes, content_sha256 FROM product_images ORDER BY size_bytes');
       expect(rows).toEqual(

@@ -179,7 +179,7 @@ describe.each(STORES)('migration 009 on %s: clear rows of earlier versions', (ki
         [DEMO_SELLER_ID, PASSWORD],
       );
 
-      expect(await migrate(store)).toEqual(['009', '010', '011', '012']);
+      expect(await migrate(store)).toEqual(['009', '010', '011', '012', '013']);
 
       const keys = await store.query('SELECT * FROM signing_keys');
       expect(keys.rows).toEqual([expect.objectContaining({ kid, sealed_private_jwk: expect.stringMatching(/^v1\./) })]);
