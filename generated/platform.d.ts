@@ -4010,7 +4010,10 @@ export interface components {
          *     old secret. A client that is locked out keeps using the tokens it already has (they live an
          *     hour). The reference sandbox counts per server instance (10 by default). When too many secrets
          *     are being checked at once (a flood), a request that needs a check answers 429 with
-         *     `Retry-After: 1` at once.
+         *     `Retry-After: 1` at once; the requests waiting for a check take turns by caller address, so a
+         *     flood from a few addresses delays another address's request by about one check per flooding
+         *     address, and a request from an address with fewer waiting takes the place of the newest one of
+         *     the address with the most.
          */
         TokenTooManyRequests: {
             headers: {
@@ -4085,7 +4088,10 @@ export interface components {
          *     old secret. A client that is locked out keeps using the tokens it already has (they live an
          *     hour). The reference sandbox counts per server instance (10 by default). When too many secrets
          *     are being checked at once (a flood), a request that needs a check answers 429 with
-         *     `Retry-After: 1` at once.
+         *     `Retry-After: 1` at once; the requests waiting for a check take turns by caller address, so a
+         *     flood from a few addresses delays another address's request by about one check per flooding
+         *     address, and a request from an address with fewer waiting takes the place of the newest one of
+         *     the address with the most.
          */
         OAuthTooManyRequests: {
             headers: {

@@ -1,9 +1,14 @@
-// A bound on secret hashing (scrypt) running at once. scrypt runs on libuv's thread pool (4 threads
-// by default), as do the ES256 signatures of every token and DNS lookups: a flood of wrong guesses,
-// each one scrypt, used to fill that pool's queue, and a legitimate token call waited behind it for
-// seconds (bench/RESULTS.md). Here at most `concurrency` hashes run at once and at most `maxWaiting`
-// wait; past that a check is refused at once (the caller answers 429), so the pool always has
-// threads for signatures. A secret already verified (verified-secrets.ts) never comes here.
+// A bound on secret hashing (scrypt) running at once, shared fairly between callers' addresses.
+// scrypt runs on libuv's thread pool (4 threads by default), as do the ES256 signatures of every
+// token and DNS lookups: a flood of wrong guesses, each one scrypt, used to fill that pool's queue,
+// and a legitimate token call waited behind it for seconds (bench/RESULTS.md). Here at most
+// `concurrency` hashes run at once, so the pool always has threads for signatures. The calls waiting
+// take turns by caller address (round robin), so a flood from a few addresses delays another
+// address's call by one hash per flooding address, not by the whole line: each address has at most
+// `maxWaitingPerAddress` calls waiting, and when the whole line (`maxWaiting`) is full a call from an
+// address with fewer waiting takes the place of the newest call of the address with the most. A
+// call refused (HashingBusy) is answered 429 at once. A secret already verified
+// (verified-secrets.ts) never comes here.
 import { availableParallelism } from 'node:os';
 
 /**
@@ -11,10 +16,12 @@ import { availableParallelism } from 'node:os';
  * every CPU: on two CPUs one hash at a time, so that the event loop keeps a CPU of its own.
  */
 export const HASHING_CONCURRENCY = Math.max(1, Math.min(2, availableParallelism() - 1));
-/** ~100 ms per hash: the last in line waits ~1.6 s at worst. */
-export const HASHING_MAX_WAITING = 16 * HASHING_CONCURRENCY;
+/** Calls waiting, all addresses together: ~100 ms per hash, so ~6.4 s for the last in line. */
+export const HASHING_MAX_WAITING = 64 * HASHING_CONCURRENCY;
+/** Calls of one address waiting at once. */
+export const HASHING_MAX_WAITING_PER_ADDRESS = 4;
 
-/** Thrown when every slot is taken and the line is full. */
+/** Thrown when a call finds no place in the line, or loses its place to another address's. */
 export class HashingBusy extends Error {
   constructor() {
     super('Too many client secrets are being checked at once');
@@ -22,22 +29,72 @@ export class HashingBusy extends Error {
   }
 }
 
-export function hashingSlots({ concurrency = HASHING_CONCURRENCY, maxWaiting = HASHING_MAX_WAITING } = {}) {
+interface Waiter {
+  /** Hands the slot over. */
+  start: () => void;
+  refuse: (error: HashingBusy) => void;
+}
+
+export function hashingSlots({
+  concurrency = HASHING_CONCURRENCY,
+  maxWaiting = HASHING_MAX_WAITING,
+  maxWaitingPerAddress = HASHING_MAX_WAITING_PER_ADDRESS,
+} = {}) {
   let running = 0;
-  const waiting: Array<() => void> = [];
+  let waiting = 0;
+  /** Each address's waiting calls, oldest first; addresses in the order of their turns (a Map keeps insertion order). */
+  const lines = new Map<string, Waiter[]>();
+
+  /** The first call of the address whose turn it is; that address goes to the back of the turns. */
+  function nextInTurn(): Waiter | undefined {
+    const first = lines.entries().next();
+    if (first.done) return undefined;
+    const [address, line] = first.value;
+    const waiter = line.shift()!;
+    lines.delete(address);
+    if (line.length > 0) lines.set(address, line);
+    waiting--;
+    return waiter;
+  }
 
   const release = () => {
-    const next = waiting.shift();
-    if (next) next();
+    const next = nextInTurn();
+    if (next) next.start(); // the slot is handed over as is
     else running--;
   };
 
+  /**
+   * Whether a call of `address` may wait: its address has room, and so has the line, or the line's
+   * longest address has at least two more waiting than this one (its newest call is refused).
+   */
+  function placeFor(address: string): boolean {
+    const own = lines.get(address)?.length ?? 0;
+    if (own >= maxWaitingPerAddress) return false;
+    if (waiting < maxWaiting) return true;
+    let longest: Waiter[] | undefined;
+    for (const line of lines.values()) if (!longest || line.length > longest.length) longest = line;
+    if (!longest || longest.length <= own + 1) return false;
+    longest.pop()!.refuse(new HashingBusy());
+    waiting--;
+    return true;
+  }
+
   return {
-    /** Runs `work` once a slot is free (at once when one is); rejects with HashingBusy when the line is full. */
-    async run<T>(work: () => Promise<T>): Promise<T> {
+    /**
+     * Runs `work` once a slot is free and it is `address`'s turn (at once when a slot is free);
+     * rejects with HashingBusy when there is no place to wait, or when the place is given away.
+     */
+    async run<T>(work: () => Promise<T>, address = ''): Promise<T> {
       if (running < concurrency) running++;
-      else if (waiting.length >= maxWaiting) throw new HashingBusy();
-      else await new Promise<void>((resolve) => waiting.push(resolve)); // the slot is handed over as is
+      else if (!placeFor(address)) throw new HashingBusy();
+      else {
+        await new Promise<void>((start, refuse) => {
+          const line = lines.get(address);
+          if (line) line.push({ start, refuse });
+          else lines.set(address, [{ start, refuse }]);
+          waiting++;
+        });
+      }
       try {
         return await work();
       } finally {
@@ -49,7 +106,7 @@ export function hashingSlots({ concurrency = HASHING_CONCURRENCY, maxWaiting = H
       return running;
     },
     get waiting() {
-      return waiting.length;
+      return waiting;
     },
   };
 }

@@ -42,12 +42,12 @@ export function authenticationService(
     clientAttempts.assertAllowed(anywhere);
   };
   /**
-   * scrypt in a bounded slot (hashing-slots.ts). The throttle is checked again once the slot is
+   * scrypt in a bounded slot, in the caller address's turn (hashing-slots.ts). The throttle is checked again once the slot is
    * free, and a failure counted before the slot is handed on: guesses that waited in line while
    * their client id got throttled are refused unchecked, so no more than the limit are ever hashed.
    */
   const boundedVerifier =
-    (counted: Counted): SecretVerifier =>
+    (counted: Counted, address: string): SecretVerifier =>
     (secret, stored) =>
       slots.run(async () => {
         assertAllowed(counted);
@@ -57,7 +57,7 @@ export function authenticationService(
           clientAttempts.recordFailure(counted.anywhere);
         }
         return matches;
-      });
+      }, address);
 
   /**
    * The API client when the secret matches. A throttled client id is refused first, whatever the
@@ -67,16 +67,18 @@ export function authenticationService(
    */
   async function authenticate(clientId: string, clientSecret: string, address: string) {
     // Counted per client id and caller's address: someone who knows a client id (they are not
-    // secret) cannot lock its owner out from another address; and per client id from anywhere,
-    // under a higher ceiling, so that many addresses do not multiply the guesses. A client id is
-    // counted by its first 256 characters (the Basic form does not bound it).
+    // secret) cannot lock its owner out from one or a few other addresses; and per client id from
+    // anywhere, under a higher ceiling (ten times), so that many addresses do not multiply the
+    // guesses. The ceiling is the trade-off: from ten or more addresses, whoever knows a client id
+    // can refuse its new tokens a minute at a time (the contract says so). A client id is counted by
+    // its first 256 characters (the Basic form does not bound it).
     const id = clientId.slice(0, 256);
     const counted: Counted = { here: `${id}\n${address}`, anywhere: id };
     assertAllowed(counted);
     const client = await repository.findApiClient(clientId);
     let matches: boolean;
     try {
-      matches = await secrets.verify(clientSecret, client?.secretHash ?? (await hashForUnknownClient()), boundedVerifier(counted));
+      matches = await secrets.verify(clientSecret, client?.secretHash ?? (await hashForUnknownClient()), boundedVerifier(counted, address));
     } catch (error) {
       if (error instanceof HashingBusy) throw hashingBusy();
       throw error;

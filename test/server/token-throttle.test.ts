@@ -192,6 +192,39 @@ describe('hashingSlots', () => {
     expect([slots.running, slots.waiting]).toEqual([0, 0]);
   });
 
+  it('lets addresses take turns: a call from another address runs before the rest of a flood', async () => {
+    const slots = hashingSlots({ concurrency: 1, maxWaiting: 100 });
+    const g = gate();
+    const order: string[] = [];
+    const work = (name: string, address: string) => slots.run(async () => (order.push(name), g.opened), address);
+    const calls = [work('a1', 'A'), work('a2', 'A'), work('a3', 'A'), work('b1', 'B'), work('a4', 'A'), work('c1', 'C')];
+    expect([slots.running, slots.waiting]).toEqual([1, 5]);
+    g.open();
+    await Promise.all(calls);
+    expect(order).toEqual(['a1', 'a2', 'b1', 'c1', 'a3', 'a4']);
+  });
+
+  it('refuses an address past its own line, and gives the place of the longest line to an address with fewer waiting', async () => {
+    const slots = hashingSlots({ concurrency: 1, maxWaiting: 4, maxWaitingPerAddress: 3 });
+    const g = gate();
+    const order: string[] = [];
+    const work = (name: string, address: string) => slots.run(async () => (order.push(name), g.opened), address).then(() => name, (e: unknown) => e);
+    const calls = [work('a0', 'A'), work('a1', 'A'), work('a2', 'A'), work('a3', 'A')];
+    // A's own line is full (3 waiting): its next call is refused at once.
+    expect(await work('a4', 'A')).toBeInstanceOf(HashingBusy);
+    calls.push(work('b1', 'B')); // the line has room: 4 waiting now
+    // The whole line is full: C, with none waiting, takes the place of A's newest call.
+    calls.push(work('c1', 'C'));
+    expect(await calls[3]).toBeInstanceOf(HashingBusy);
+    // Every address now has one waiting at most one more than the newcomer: no place is given away.
+    expect(await work('b2', 'B')).toBeInstanceOf(HashingBusy);
+    expect([slots.running, slots.waiting]).toEqual([1, 4]);
+    g.open();
+    expect(await Promise.all(calls)).toEqual(['a0', 'a1', 'a2', expect.any(HashingBusy), 'b1', 'c1']);
+    expect(order).toEqual(['a0', 'a1', 'b1', 'c1', 'a2']);
+    expect([slots.running, slots.waiting]).toEqual([0, 0]);
+  });
+
   it('frees the slot when the work throws', async () => {
     const slots = hashingSlots({ concurrency: 1, maxWaiting: 0 });
     await expect(slots.run(async () => Promise.reject(new Error('boom')))).rejects.toThrow('boom');
@@ -219,6 +252,19 @@ describe('the service under a flood', () => {
     const [, , busy] = await Promise.all(guesses);
     expect(busy).toBeInstanceOf(ApiError);
     expect(busy).toMatchObject({ status: 429, code: 'too_many_requests', headers: { 'Retry-After': '1' } });
+  });
+
+  it("checks a first correct secret from another address while a flood of unknown client ids from one address fills the line", async () => {
+    const slots = hashingSlots({ concurrency: 1, maxWaiting: 2 });
+    const service = authenticationService(repository, tokens, { slots });
+    const flood = Array.from({ length: 6 }, (_, i) => outcome(service.issueForBodyCredentials(form(`guess-${i}`, `unknown-${i}`), '198.51.100.7')));
+    await vi.waitFor(() => expect([slots.running, slots.waiting]).toEqual([1, 2])); // the flood holds the slot and the whole line
+    // Never checked on this service before: it needs a hash, in the line the flood fills.
+    const owner = await outcome(service.issueForBodyCredentials(form('right-secret'), '203.0.113.9'));
+    expect(owner).toBe(200);
+    const statuses = await Promise.all(flood);
+    expect(statuses.filter((s) => s === 401).length).toBeGreaterThanOrEqual(1);
+    expect(statuses.filter((s) => s === 429).length).toBeGreaterThanOrEqual(3); // the flood lost places, not the owner
   });
 
   it('hashes no more guesses for one client than its limit, however many arrive at once', async () => {
