@@ -4004,10 +4004,11 @@ export interface components {
          *     success from an address before the limit clears that address's count. Many addresses do not
          *     multiply the guesses: after 10 times as many wrong secrets for one `client_id` from every address
          *     together within the minute (a success does not clear this count), its token requests answer 429
-         *     from every address until the minute is over. The trade-off, on purpose: whoever knows a client id
-         *     and sends wrong secrets from 10 or more addresses can refuse its new tokens for a minute at a time
-         *     (tokens already issued keep working for their hour); so can a fleet whose instances keep sending an
-         *     old secret. A client that is locked out keeps using the tokens it already has (they live an
+         *     until the minute is over, from every address except those that got a token for that `client_id`
+         *     in the last 24 hours. The trade-off, on purpose: whoever knows a client id and sends wrong secrets
+         *     from 10 or more addresses can refuse its new tokens for a minute at a time to addresses that have
+         *     not got one lately (a new machine, a changed address; tokens already issued keep working for their
+         *     hour); so can a fleet whose instances keep sending an old secret. A client that is locked out keeps using the tokens it already has (they live an
          *     hour). The reference sandbox counts per server instance (10 by default). When too many secrets
          *     are being checked at once (a flood), a request that needs a check answers 429 with
          *     `Retry-After: 1` at once; the requests waiting for a check take turns by caller address, so a
@@ -4082,10 +4083,11 @@ export interface components {
          *     success from an address before the limit clears that address's count. Many addresses do not
          *     multiply the guesses: after 10 times as many wrong secrets for one `client_id` from every address
          *     together within the minute (a success does not clear this count), its token requests answer 429
-         *     from every address until the minute is over. The trade-off, on purpose: whoever knows a client id
-         *     and sends wrong secrets from 10 or more addresses can refuse its new tokens for a minute at a time
-         *     (tokens already issued keep working for their hour); so can a fleet whose instances keep sending an
-         *     old secret. A client that is locked out keeps using the tokens it already has (they live an
+         *     until the minute is over, from every address except those that got a token for that `client_id`
+         *     in the last 24 hours. The trade-off, on purpose: whoever knows a client id and sends wrong secrets
+         *     from 10 or more addresses can refuse its new tokens for a minute at a time to addresses that have
+         *     not got one lately (a new machine, a changed address; tokens already issued keep working for their
+         *     hour); so can a fleet whose instances keep sending an old secret. A client that is locked out keeps using the tokens it already has (they live an
          *     hour). The reference sandbox counts per server instance (10 by default). When too many secrets
          *     are being checked at once (a flood), a request that needs a check answers 429 with
          *     `Retry-After: 1` at once; the requests waiting for a check take turns by caller address, so a

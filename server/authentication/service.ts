@@ -1,6 +1,7 @@
 // The rules of the token endpoints. Request shape (required fields, grant_type) is checked by the
 // validator against the contract before we get here; what is left is scope and credentials.
 import { parseBasicCredentials } from '../http/basic-credentials.ts';
+import { LRUCache } from 'lru-cache';
 import { ApiError } from '../http/errors.ts';
 import type { AccessTokens, IssuedAccessToken } from './access-tokens.ts';
 import type { AuthenticationRepository } from './repository.ts';
@@ -23,7 +24,17 @@ export interface AuthenticationServiceOptions {
   /** Failed attempts per client id from every address together, a higher ceiling (off unless given). */
   clientAttempts?: FailedAttempts;
   slots?: HashingSlots;
+  /** Client id and address pairs that got a token lately: the ceiling from every address spares them. */
+  trusted?: TrustedAddresses;
 }
+
+/** How long an address that got a token for a client id stays spared by that client id's ceiling. */
+export const TRUSTED_ADDRESS_MS = 24 * 60 * 60 * 1000;
+/** Client id and address pairs remembered at once; past it, the least recently used go first. */
+export const MAX_TRUSTED_ADDRESSES = 100_000;
+
+export type TrustedAddresses = LRUCache<string, true>;
+export const trustedAddresses = (): TrustedAddresses => new LRUCache<string, true>({ max: MAX_TRUSTED_ADDRESSES, ttl: TRUSTED_ADDRESS_MS });
 
 export function authenticationService(
   repository: AuthenticationRepository,
@@ -33,13 +44,16 @@ export function authenticationService(
     attempts = failedAttempts({ limit: 0, windowMs: 0 }),
     clientAttempts = failedAttempts({ limit: 0, windowMs: 0 }),
     slots = hashingSlots(),
+    trusted = trustedAddresses(),
   }: AuthenticationServiceOptions = {},
 ) {
   /** The two counts a guess goes to: its client id from its address, and its client id from anywhere. */
   type Counted = { here: string; anywhere: string };
   const assertAllowed = ({ here, anywhere }: Counted) => {
     attempts.assertAllowed(here);
-    clientAttempts.assertAllowed(anywhere);
+    // An address that got a token for this client id lately is its owner's: guesses from elsewhere
+    // cannot lock it out (its own wrong secrets still count, here and in the ceiling).
+    if (!trusted.has(here)) clientAttempts.assertAllowed(anywhere);
   };
   /**
    * scrypt in a bounded slot, in the caller address's turn (hashing-slots.ts). The throttle is checked again once the slot is
@@ -70,8 +84,9 @@ export function authenticationService(
     // secret) cannot lock its owner out from one or a few other addresses; and per client id from
     // anywhere, under a higher ceiling (ten times), so that many addresses do not multiply the
     // guesses. The ceiling is the trade-off: from ten or more addresses, whoever knows a client id
-    // can refuse its new tokens a minute at a time (the contract says so). A client id is counted by
-    // its first 256 characters (the Basic form does not bound it).
+    // can refuse its new tokens a minute at a time to addresses that have not got one for it in the
+    // last 24 hours (the contract says so). A client id is counted by its first 256 characters (the
+    // Basic form does not bound it).
     const id = clientId.slice(0, 256);
     const counted: Counted = { here: `${id}\n${address}`, anywhere: id };
     assertAllowed(counted);
@@ -85,6 +100,7 @@ export function authenticationService(
     }
     if (!client || !matches) return undefined; // the failure is counted (boundedVerifier)
     attempts.recordSuccess(counted.here); // the count from anywhere stays: the owner's success does not renew a guesser's budget
+    trusted.set(counted.here, true);
     return client;
   }
 

@@ -115,11 +115,13 @@ describe('failed attempts on the token endpoints', () => {
     expect(own.body.token_type).toBe('Bearer');
   });
 
-  it('bounds the guesses for one client id from many addresses together at ten times the limit', async () => {
+  it('bounds the guesses for one client id from many addresses together at ten times the limit, sparing an address that got a token lately', async () => {
     // A server of its own with a window of a minute: 30 scrypt checks outlast WINDOW_MS on a loaded machine.
     const minute = await startTestServer({ config: { tokenFailedAttempts: { limit: LIMIT, windowMs: 60_000 } } });
     try {
       const clientId = DEMO.clientId;
+      // The owner got a token from 127.0.0.13 before the guesses began.
+      expect((await firstFormFrom('127.0.0.13', clientId, DEMO.clientSecret, minute)).status).toBe(200);
       for (let host = 2; host < 12; host++) {
         for (let i = 0; i < LIMIT; i++) expect((await firstFormFrom(`127.0.0.${host}`, clientId, `guess-${host}-${i}`, minute)).status).toBe(401);
       }
@@ -127,6 +129,13 @@ describe('failed attempts on the token endpoints', () => {
       const fresh = await firstFormFrom('127.0.0.12', clientId, DEMO.clientSecret, minute);
       expect(fresh.status).toBe(429);
       expect(JSON.parse(fresh.body).message).toBe(THROTTLED);
+      // The owner's address is spared by the ceiling: it got a token for this client id lately.
+      const owner = await firstFormFrom('127.0.0.13', clientId, DEMO.clientSecret, minute);
+      expect(owner.status).toBe(200);
+      expect(JSON.parse(owner.body).token_type).toBe('Bearer');
+      // Its own wrong secrets still count: the limit from its address throttles it as any other.
+      for (let i = 0; i < LIMIT; i++) expect((await firstFormFrom('127.0.0.13', clientId, `owner-typo-${i}`, minute)).status).toBe(401);
+      expect((await firstFormFrom('127.0.0.13', clientId, DEMO.clientSecret, minute)).status).toBe(429);
     } finally {
       await minute.close();
     }
