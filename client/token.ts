@@ -4,6 +4,7 @@ import type { Client } from 'openapi-fetch';
 import type { paths } from '@payment-platform/contract/types';
 import { isOAuthError, isTokenError, PlatformError, quoted, type OAuthError, type TokenError } from './errors.ts';
 import { whenAborted } from './abort-listeners.ts';
+import { base64OfText } from './encoding.ts';
 
 /** The two token endpoint forms of the contract. */
 export type TokenEndpointForm =
@@ -51,7 +52,7 @@ export class TokenEndpointError extends PlatformError {
  */
 function withoutSecret<T extends TokenError | OAuthError | undefined>(body: T, secret: string | undefined, clientId = ''): T {
   if (!body || !secret) return body;
-  const spellings = [secret, new URLSearchParams({ s: secret }).toString().slice(2), encodeURIComponent(secret), Buffer.from(`${clientId}:${secret}`).toString('base64')];
+  const spellings = [secret, new URLSearchParams({ s: secret }).toString().slice(2), encodeURIComponent(secret), base64OfText(`${clientId}:${secret}`)];
   const clean = (value: unknown): unknown => {
     if (typeof value === 'string') return spellings.reduce((text, spelling) => text.split(spelling).join('[client secret]'), value);
     if (Array.isArray(value)) return value.map(clean);
@@ -119,7 +120,7 @@ export async function requestAccessToken(client: Client<paths>, credentials: Cli
     if (error !== undefined || !response.ok) throw new TokenEndpointError('form', response.status, error, secret);
     return issued(response.status, 'form', parsed(data));
   }
-  const basic = Buffer.from(`${credentials.clientId}:${credentials.clientSecret}`).toString('base64');
+  const basic = base64OfText(`${credentials.clientId}:${credentials.clientSecret}`);
   const { data, error, response } = await client.POST('/authentication/oauth2/access_token', {
     headers: { ...formHeader, authorization: `Basic ${basic}` },
     body: { grant_type: 'client_credentials' },

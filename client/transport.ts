@@ -5,6 +5,7 @@
 // each exchange to an observer that never sees a header or a body. The token is added here, as late
 // as possible, so no middleware ever holds it.
 import { findRoute } from './contract.ts';
+import { concatBytes } from './encoding.ts';
 import { PlatformConnectionError, PlatformError, type ConnectionFailure } from './errors.ts';
 import { isSafeToRetry, RETRIED_STATUSES, retryAfterMs, retryDelayMs, sleep, type RetryTiming } from './retry.ts';
 import type { AccessTokenCache } from './token.ts';
@@ -36,14 +37,14 @@ export type Fetch = (request: Request) => Promise<Response>;
 /** Options of one call, given next to `params` and `body` (`client.GET(path, { params, timeoutMs })`). */
 export interface CallOptions {
   /** Aborts this call (every attempt and every wait); the client-wide `signal` still applies. */
-  signal?: AbortSignal;
+  signal?: AbortSignal | undefined;
   /**
    * Time limit of this whole call in milliseconds: its token wait, every attempt and every wait
    * between them. The client-wide `timeoutMs` still bounds each exchange.
    */
-  timeoutMs?: number;
+  timeoutMs?: number | undefined;
   /** Retries of this call, when its operation is safe to repeat (default: the client's `maxRetries`). */
-  maxRetries?: number;
+  maxRetries?: number | undefined;
 }
 
 export interface TransportOptions {
@@ -220,7 +221,7 @@ async function counted(response: Response, limit: number, operationId: string | 
     }
     chunks.push(value);
   }
-  const whole = new Response(Buffer.concat(chunks, size), { status: response.status, statusText: response.statusText, headers: response.headers });
+  const whole = new Response(concatBytes(chunks, size).buffer as ArrayBuffer, { status: response.status, statusText: response.statusText, headers: response.headers });
   Object.defineProperty(whole, 'url', { value: response.url });
   return whole;
 }

@@ -4,22 +4,22 @@ import { VARIABLES } from './config.ts';
 
 export interface StartSandboxOptions {
   /** 0 (the default) picks a free port. */
-  port?: number;
+  port?: number | undefined;
   /** 127.0.0.1 by default. */
-  host?: string;
+  host?: string | undefined;
   /** `memory` (the default): nothing on disk, a fresh sandbox; `disk`: PGlite in `dataDir`. */
-  storage?: 'memory' | 'disk';
+  storage?: 'memory' | 'disk' | undefined;
   /**
    * PGlite data directory (default `.data/pglite` under the current directory); given alone, it means
    * `storage: 'disk'`. One sandbox at a time per directory: a second is refused until the first closes.
    * Its lock is renewed on timers: with the process's `setTimeout` faked (`vi.useFakeTimers()`) for
    * more than 8 s, the sandbox gives the lock up and its store refuses every call (in memory, nothing to renew).
    */
-  dataDir?: string;
+  dataDir?: string | undefined;
   /** A PostgreSQL server instead of PGlite (`storage` is then ignored). */
-  databaseUrl?: string;
+  databaseUrl?: string | undefined;
   /** pino level of the sandbox's JSON logs on stdout; `silent` (the default) writes none. */
-  logLevel?: string;
+  logLevel?: string | undefined;
   /**
    * Any other documented variable (`SANDBOX_ADMIN_TOKEN`, `NOTIFICATION_RETRY_BASE_MS`, ...), as
    * strings. The process environment is not read: a suite's sandbox is what it says here. An
@@ -27,7 +27,7 @@ export interface StartSandboxOptions {
    * `DATA_DIR`, `databaseUrl` over `DATABASE_URL`, `logLevel` over `LOG_LEVEL`); a variable applies
    * when its option is not given.
    */
-  env?: Record<string, string>;
+  env?: Record<string, string> | undefined;
 }
 
 /** What a value is, never what it holds (a database URL or a variable may carry a secret). */

@@ -5,6 +5,7 @@
 // bare `http.createServer(receiver)` alike, without Express types in the package's declarations; and
 // as a Fetch API handler (`Request` → `Response`) for Next.js route handlers, Hono and the like.
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import { concatBytes, utf8 } from '../encoding.ts';
 import {
   isCheckoutNotificationError,
   validateCheckoutNotification,
@@ -20,9 +21,9 @@ export interface CheckoutNotificationReceiverOptions {
   /** The merchant's work (record the result, fulfil the order); deduplicate on `payment.result.payment_id`. */
   onNotification: (notification: CheckoutNotification) => Promise<void> | void;
   /** Told about a handler failure (answered 500, so the platform retries); the default logs nothing. */
-  onError?: (error: unknown, notification: CheckoutNotification) => void;
+  onError?: ((error: unknown, notification: CheckoutNotification) => void) | undefined;
   /** Largest body read, in bytes (default 1 MiB); a larger one is answered 413. */
-  limitBytes?: number;
+  limitBytes?: number | undefined;
 }
 
 /** Node's request, with the `body` a JSON or raw body parser may have set before the receiver. */
@@ -33,14 +34,15 @@ class BodyTooLarge extends Error {}
 async function readBody(req: NotificationRequest, limitBytes: number): Promise<unknown> {
   // An earlier body parser (express.json(), express.raw(), ...) already read the stream: use its result.
   if (req.readableEnded) return req.body;
-  const chunks: Buffer[] = [];
+  const chunks: Uint8Array[] = [];
   let size = 0;
   for await (const chunk of req) {
-    size += (chunk as Buffer).length;
+    const bytes = typeof chunk === 'string' ? utf8(chunk) : (chunk as Uint8Array);
+    size += bytes.byteLength;
     if (size > limitBytes) throw new BodyTooLarge();
-    chunks.push(chunk as Buffer);
+    chunks.push(bytes);
   }
-  return Buffer.concat(chunks);
+  return concatBytes(chunks, size);
 }
 
 function answer(res: ServerResponse, status: number, body?: object, headers: Record<string, string> = {}): void {
@@ -131,7 +133,7 @@ async function readRequestBody(request: Request, limitBytes: number): Promise<Ui
     }
     chunks.push(value);
   }
-  return Buffer.concat(chunks);
+  return concatBytes(chunks, size);
 }
 
 /**

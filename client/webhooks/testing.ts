@@ -2,7 +2,7 @@
 // request the platform would send with it (JSON body, Basic credentials), so that a receiver is
 // unit-tested without a sandbox. Every notification built here passes the contract's compiled check;
 // overrides that break the contract are refused at once, naming the field.
-import { randomUUID } from 'node:crypto';
+import { base64OfText } from '../encoding.ts';
 import { validateCheckoutNotification, type CheckoutNotification, type NotificationCredentials } from './verify.ts';
 
 export type CheckoutNotificationMode = CheckoutNotification['mode'];
@@ -10,18 +10,18 @@ export type CheckoutPaymentStatus = CheckoutNotification['payment']['result']['s
 
 export interface TestCheckoutNotificationOptions {
   /** `instant` (a payment intent, the default), `payment_link` or `recurring` (a subscription charge). */
-  mode?: CheckoutNotificationMode;
+  mode?: CheckoutNotificationMode | undefined;
   /** `Authorized` (default) or `Denied`. */
-  status?: CheckoutPaymentStatus;
+  status?: CheckoutPaymentStatus | undefined;
   /** Amount in minor units (default 15990) and currency (default BRL). */
-  amount?: number;
-  currency?: string;
+  amount?: number | undefined;
+  currency?: string | undefined;
   /** The merchant's order id (default: one made up per mode). */
-  orderId?: string;
+  orderId?: string | undefined;
   /** `seller.id` (default: the reference sandbox's demo seller). */
-  sellerId?: string;
+  sellerId?: string | undefined;
   /** Top-level fields replaced as given (`payment`, `customer`, `seller`, ...), after the above. */
-  overrides?: Partial<CheckoutNotification>;
+  overrides?: Partial<CheckoutNotification> | undefined;
 }
 
 const customer: NonNullable<CheckoutNotification['customer']> = {
@@ -53,7 +53,7 @@ const frontend = (link: string): NonNullable<CheckoutNotification['frontend']> =
   locale: 'pt-BR',
 });
 
-const referenceCode = () => randomUUID().replace(/-/g, '').slice(0, 12).toUpperCase();
+const referenceCode = () => crypto.randomUUID().replace(/-/g, '').slice(0, 12).toUpperCase();
 
 /**
  * A checkout notification as the platform sends it, valid against the contract: fresh ids, the
@@ -67,12 +67,12 @@ export function buildCheckoutNotification(options: TestCheckoutNotificationOptio
   const amount = options.amount ?? 15990;
   const authorized = status === 'Authorized';
   const productType = mode === 'recurring' ? 'renew_subs' : mode === 'payment_link' ? 'service' : 'physical_goods';
-  const paymentIntentId = randomUUID();
+  const paymentIntentId = crypto.randomUUID();
   const atPage = mode === 'instant' ? `https://sandbox.example/checkout/${paymentIntentId}` : mode === 'payment_link' ? 'https://sandbox.example/pay/Xk7pQ2aZ' : undefined;
   const notification: CheckoutNotification = {
-    checkout_id: randomUUID(),
+    checkout_id: crypto.randomUUID(),
     ...(mode === 'instant' ? { payment_intent_id: paymentIntentId } : {}),
-    order_id: options.orderId ?? (mode === 'instant' ? 'PED-TEST-0001' : mode === 'payment_link' ? randomUUID() : 'ASSIN-TEST-0001'),
+    order_id: options.orderId ?? (mode === 'instant' ? 'PED-TEST-0001' : mode === 'payment_link' ? crypto.randomUUID() : 'ASSIN-TEST-0001'),
     mode,
     seller: seller(options.sellerId ?? DEMO_SELLER_ID),
     ...(atPage ? { customer, frontend: frontend(atPage) } : {}),
@@ -81,7 +81,7 @@ export function buildCheckoutNotification(options: TestCheckoutNotificationOptio
       amount,
       currency: options.currency ?? 'BRL',
       result: {
-        payment_id: randomUUID(),
+        payment_id: crypto.randomUUID(),
         status,
         ...(authorized ? { authorization_code: '123456' } : {}),
         transaction_datetime: new Date().toISOString().replace(/\.\d{3}Z$/, 'Z'),
@@ -99,7 +99,7 @@ export function buildCheckoutNotification(options: TestCheckoutNotificationOptio
 
 /** The `Authorization` header the platform sends: Basic with the merchant's notification credentials. */
 export function notificationAuthorization(credentials: NotificationCredentials): string {
-  return `Basic ${Buffer.from(`${credentials.user}:${credentials.password}`, 'utf8').toString('base64')}`;
+  return `Basic ${base64OfText(`${credentials.user}:${credentials.password}`)}`;
 }
 
 /** The delivery as the merchant's server receives it. */

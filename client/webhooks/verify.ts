@@ -2,9 +2,9 @@
 // the merchant's `notification.url` with `Authorization: Basic` built from the credentials the
 // merchant configured. Nothing in the payload may be trusted before that header matches, and then
 // the payload must be what the contract says (`CheckoutNotification`).
-import { createHash, timingSafeEqual } from 'node:crypto';
 import { checkCheckoutNotification, type SchemaProblem } from '@payment-platform/contract/checkout-notification';
 import type { webhooks } from '@payment-platform/contract/types';
+import { sameSecret, textOf, textOfBase64 } from '../encoding.ts';
 
 /** The payload of the checkout notification (`components['schemas']['CheckoutNotification']`). */
 export type CheckoutNotification = webhooks['checkout-notification']['post']['requestBody']['content']['application/json'];
@@ -54,11 +54,6 @@ function authorizationOf(headers: HeaderBag): string | undefined {
   return Array.isArray(value) ? value[0] : value;
 }
 
-// Digests have equal lengths whatever was sent, so timingSafeEqual never throws and the time taken
-// does not depend on how much of the secret matched.
-const digest = (value: string) => createHash('sha256').update(value, 'utf8').digest();
-const sameSecret = (a: string, b: string) => timingSafeEqual(digest(a), digest(b));
-
 /** Throws a CheckoutNotificationError unless the Basic header carries exactly these credentials. */
 export function verifyNotificationCredentials(headers: HeaderBag, credentials: NotificationCredentials): void {
   // The platform stores neither an empty user nor an empty password (minLength 1 in the contract): an
@@ -70,7 +65,7 @@ export function verifyNotificationCredentials(headers: HeaderBag, credentials: N
   const header = authorizationOf(headers);
   if (!header) throw new CheckoutNotificationError('missing_credentials', 'the notification carries no Authorization header');
   const match = /^basic\s+([A-Za-z0-9+/=_-]+)\s*$/i.exec(header);
-  const decoded = match ? Buffer.from(match[1]!, 'base64').toString('utf8') : '';
+  const decoded = match ? textOfBase64(match[1]!) : '';
   const colon = decoded.indexOf(':');
   // Both comparisons always run, so a wrong user costs the same time as a wrong password.
   const userMatches = sameSecret(colon < 0 ? '' : decoded.slice(0, colon), credentials.user);
@@ -92,7 +87,7 @@ function problemOf(error: SchemaProblem): PayloadProblem {
 
 function parsePayload(body: unknown): unknown {
   if (typeof body !== 'string' && !(body instanceof Uint8Array)) return body;
-  const text = typeof body === 'string' ? body : Buffer.from(body).toString('utf8');
+  const text = typeof body === 'string' ? body : textOf(body);
   try {
     return JSON.parse(text);
   } catch {

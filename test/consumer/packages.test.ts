@@ -127,6 +127,37 @@ describe('a client-only install', () => {
   }, 60_000);
 });
 
+describe('a client-only install type-checked with moduleResolution node10', () => {
+  it("resolves every package's types (a wrong call is an error, not any) with and without skipLibCheck", async () => {
+    const dir = project('client-node10', 'commonjs');
+    await install(dir, [tarballs.contract, tarballs.client, `@types/node@${typesNode}`]);
+    writeFileSync(
+      join(dir, 'node10.ts'),
+      [
+        "import { createPlatformClient } from '@payment-platform/client';",
+        "import { checkoutNotificationHandler } from '@payment-platform/client/webhooks';",
+        "import { formatMoney } from '@payment-platform/client/money';",
+        "import type { components } from '@payment-platform/contract/types';",
+        "import { checkCheckoutNotification } from '@payment-platform/contract/checkout-notification';",
+        "import { operations } from '@payment-platform/contract';",
+        "const client = createPlatformClient({ baseUrl: 'http://127.0.0.1:1', clientId: 'a', clientSecret: 'b' });",
+        "// @ts-expect-error: no such operation in the contract (unused if the types were lost to any)",
+        "void client.GET('/no/such/path');",
+        "const status: components['schemas']['PlanStatus'] = 'active';",
+        "// @ts-expect-error: not a status",
+        "const wrong: components['schemas']['PlanStatus'] = 'open';",
+        "export const used = [status, wrong, checkoutNotificationHandler, formatMoney, checkCheckoutNotification, operations.length];",
+      ].join('\n'),
+    );
+    for (const skipLibCheck of [true, false]) {
+      const options = { module: 'commonjs', moduleResolution: 'node10', strict: true, noEmit: true, skipLibCheck, types: ['node'] };
+      writeFileSync(join(dir, 'tsconfig.json'), JSON.stringify({ compilerOptions: options, include: ['node10.ts'] }));
+      const checked = await run(bin('tsc'), ['-p', '.'], { cwd: dir, env }).catch((error: { stdout: string }) => ({ stdout: error.stdout, failed: true }));
+      expect(checked, `skipLibCheck ${skipLibCheck}: ${checked.stdout}`).not.toHaveProperty('failed');
+    }
+  }, 120_000);
+});
+
 describe('a merchant project with the three packages', () => {
   let dir: string;
   let prism: Started | undefined;
