@@ -4013,8 +4013,10 @@ export interface components {
          *     are being checked at once (a flood), a request that needs a check answers 429 with
          *     `Retry-After: 1` at once; the requests waiting for a check take turns by caller address, so a
          *     flood from a few addresses delays another address's request by about one check per flooding
-         *     address, and a request from an address with fewer waiting takes the place of the newest one of
-         *     the address with the most.
+         *     address, and when the line is full a request takes the place of the newest one of the address
+         *     with the most waiting, or of a waiting address that had more checks in the last minute than its
+         *     own (so addresses with one request each push each other out, not a newcomer). Behind a reverse
+         *     proxy every caller has the proxy's address: the sandbox reads no `X-Forwarded-For`.
          */
         TokenTooManyRequests: {
             headers: {
@@ -4092,8 +4094,10 @@ export interface components {
          *     are being checked at once (a flood), a request that needs a check answers 429 with
          *     `Retry-After: 1` at once; the requests waiting for a check take turns by caller address, so a
          *     flood from a few addresses delays another address's request by about one check per flooding
-         *     address, and a request from an address with fewer waiting takes the place of the newest one of
-         *     the address with the most.
+         *     address, and when the line is full a request takes the place of the newest one of the address
+         *     with the most waiting, or of a waiting address that had more checks in the last minute than its
+         *     own (so addresses with one request each push each other out, not a newcomer). Behind a reverse
+         *     proxy every caller has the proxy's address: the sandbox reads no `X-Forwarded-For`.
          */
         OAuthTooManyRequests: {
             headers: {

@@ -5,10 +5,12 @@
 // `concurrency` hashes run at once, so the pool always has threads for signatures. The calls waiting
 // take turns by caller address (round robin), so a flood from a few addresses delays another
 // address's call by one hash per flooding address, not by the whole line: each address has at most
-// `maxWaitingPerAddress` calls waiting, and when the whole line (`maxWaiting`) is full a call from an
-// address with fewer waiting takes the place of the newest call of the address with the most. A
-// call refused (HashingBusy) is answered 429 at once. A secret already verified
-// (verified-secrets.ts) never comes here.
+// `maxWaitingPerAddress` calls waiting, and when the whole line (`maxWaiting`) is full a call takes
+// the place of the newest call of the address with the most waiting (by two or more), else of the
+// waiting address that had the most hashes in the last minute, when that is more than its own; so
+// many addresses with one call each push each other out, not a newcomer. A call refused
+// (HashingBusy) is answered 429 at once. A secret already verified (verified-secrets.ts) never
+// comes here.
 import { availableParallelism } from 'node:os';
 
 /**
@@ -20,6 +22,9 @@ export const HASHING_CONCURRENCY = Math.max(1, Math.min(2, availableParallelism(
 export const HASHING_MAX_WAITING = 64 * HASHING_CONCURRENCY;
 /** Calls of one address waiting at once. */
 export const HASHING_MAX_WAITING_PER_ADDRESS = 4;
+/** How long an address's hashes are remembered (to choose whose place a newcomer takes), and for how many addresses. */
+export const RECENT_HASHES_MS = 60_000;
+export const MAX_REMEMBERED_ADDRESSES = 10_000;
 
 /** Thrown when a call finds no place in the line, or loses its place to another address's. */
 export class HashingBusy extends Error {
@@ -44,6 +49,22 @@ export function hashingSlots({
   let waiting = 0;
   /** Each address's waiting calls, oldest first; addresses in the order of their turns (a Map keeps insertion order). */
   const lines = new Map<string, Waiter[]>();
+  /** Hashes each address started in its current minute, least recently counted first. */
+  const recent = new Map<string, { hashes: number; since: number }>();
+
+  function hashesOf(address: string, now = Date.now()): number {
+    const count = recent.get(address);
+    return count && now - count.since < RECENT_HASHES_MS ? count.hashes : 0;
+  }
+
+  function counted(address: string): void {
+    const now = Date.now();
+    const hashes = hashesOf(address, now);
+    const since = hashes === 0 ? now : recent.get(address)!.since;
+    recent.delete(address);
+    recent.set(address, { hashes: hashes + 1, since });
+    if (recent.size > MAX_REMEMBERED_ADDRESSES) recent.delete(recent.keys().next().value!);
+  }
 
   /** The first call of the address whose turn it is; that address goes to the back of the turns. */
   function nextInTurn(): Waiter | undefined {
@@ -64,17 +85,26 @@ export function hashingSlots({
   };
 
   /**
-   * Whether a call of `address` may wait: its address has room, and so has the line, or the line's
-   * longest address has at least two more waiting than this one (its newest call is refused).
+   * Whether a call of `address` may wait: its address has room, and so has the line; or the line's
+   * longest address has at least two more waiting than this one, or a waiting address had more
+   * hashes in the last minute than this one (that address's newest call is refused).
    */
   function placeFor(address: string): boolean {
     const own = lines.get(address)?.length ?? 0;
     if (own >= maxWaitingPerAddress) return false;
     if (waiting < maxWaiting) return true;
-    let longest: Waiter[] | undefined;
-    for (const line of lines.values()) if (!longest || line.length > longest.length) longest = line;
-    if (!longest || longest.length <= own + 1) return false;
-    longest.pop()!.refuse(new HashingBusy());
+    let longest: [string, Waiter[]] | undefined;
+    let busiest: [string, Waiter[], number] | undefined;
+    for (const [other, line] of lines) {
+      if (!longest || line.length > longest[1].length) longest = [other, line];
+      const hashes = hashesOf(other);
+      if (!busiest || hashes > busiest[2]) busiest = [other, line, hashes];
+    }
+    const [from, line] =
+      longest && longest[1].length > own + 1 ? longest : busiest && busiest[0] !== address && busiest[2] > hashesOf(address) ? busiest : [];
+    if (!from || !line) return false;
+    line.pop()!.refuse(new HashingBusy());
+    if (line.length === 0) lines.delete(from);
     waiting--;
     return true;
   }
@@ -95,6 +125,7 @@ export function hashingSlots({
           waiting++;
         });
       }
+      counted(address);
       try {
         return await work();
       } finally {

@@ -213,7 +213,7 @@ describe('hashingSlots', () => {
     expect(order).toEqual(['a1', 'a2', 'b1', 'c1', 'a3', 'a4']);
   });
 
-  it('refuses an address past its own line, and gives the place of the longest line to an address with fewer waiting', async () => {
+  it('refuses an address past its own line, and gives the place of the longest line, or of an address that had hashes lately, to an address with fewer', async () => {
     const slots = hashingSlots({ concurrency: 1, maxWaiting: 4, maxWaitingPerAddress: 3 });
     const g = gate();
     const order: string[] = [];
@@ -225,13 +225,47 @@ describe('hashingSlots', () => {
     // The whole line is full: C, with none waiting, takes the place of A's newest call.
     calls.push(work('c1', 'C'));
     expect(await calls[3]).toBeInstanceOf(HashingBusy);
-    // Every address now has one waiting at most one more than the newcomer: no place is given away.
-    expect(await work('b2', 'B')).toBeInstanceOf(HashingBusy);
+    // No line is two longer than B's now, but A had a hash this minute and B none: B's next call takes A's newest place.
+    calls.push(work('b2', 'B'));
+    expect(await calls[2]).toBeInstanceOf(HashingBusy);
+    // Again: A's last waiting call goes; then B's own line is full (3), and its next call finds no place.
+    calls.push(work('b3', 'B'));
+    expect(await calls[1]).toBeInstanceOf(HashingBusy);
+    expect(await work('b4', 'B')).toBeInstanceOf(HashingBusy);
     expect([slots.running, slots.waiting]).toEqual([1, 4]);
     g.open();
-    expect(await Promise.all(calls)).toEqual(['a0', 'a1', 'a2', expect.any(HashingBusy), 'b1', 'c1']);
-    expect(order).toEqual(['a0', 'a1', 'b1', 'c1', 'a2']);
+    expect(await Promise.all(calls)).toEqual(['a0', ...Array(3).fill(expect.any(HashingBusy)), 'b1', 'c1', 'b2', 'b3']);
+    expect(order).toEqual(['a0', 'b1', 'c1', 'b2', 'b3']);
     expect([slots.running, slots.waiting]).toEqual([0, 0]);
+  });
+
+  it('lets a newcomer in when many addresses with one call each fill the line: it takes the place of one that had hashes lately', async () => {
+    const slots = hashingSlots({ concurrency: 1, maxWaiting: 4 });
+    const order: string[] = [];
+    const gates = new Map<string, ReturnType<typeof gate>>();
+    const work = (name: string, address: string) => {
+      const g = gate();
+      gates.set(name, g);
+      return slots.run(async () => (order.push(name), g.opened), address).then(() => name, (e: unknown) => e);
+    };
+    // Five addresses, one call each, served in turn: each has had one hash this minute.
+    const first = ['A', 'B', 'C', 'D', 'E'].map((a) => work(`${a}1`, a));
+    for (const a of ['A', 'B', 'C', 'D', 'E']) {
+      gates.get(`${a}1`)!.open();
+      await first[['A', 'B', 'C', 'D', 'E'].indexOf(a)];
+    }
+    expect(order).toEqual(['A1', 'B1', 'C1', 'D1', 'E1']);
+    // Again, one call each: A runs, the four others fill the line, each address one waiting.
+    const second = ['A', 'B', 'C', 'D', 'E'].map((a) => work(`${a}2`, a));
+    expect([slots.running, slots.waiting]).toEqual([1, 4]);
+    // A newcomer with no hash this minute takes the place of one of them; another of theirs does not.
+    const newcomer = work('F1', 'F');
+    expect(await second[1]).toBeInstanceOf(HashingBusy); // B's, the first of the busiest
+    expect(await work('G1', 'B')).toBeInstanceOf(HashingBusy); // B had a hash lately too: no place taken for it
+    expect([slots.running, slots.waiting]).toEqual([1, 4]);
+    for (const name of ['A2', 'C2', 'D2', 'E2', 'F1']) gates.get(name)!.open();
+    expect(await newcomer).toBe('F1');
+    expect(order.slice(5)).toEqual(['A2', 'C2', 'D2', 'E2', 'F1']);
   });
 
   it('frees the slot when the work throws', async () => {
