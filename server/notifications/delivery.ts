@@ -9,8 +9,11 @@
 // RESERVED_FOR_IDLE_SELLERS places go only to sellers with no attempt running. A seller whose
 // endpoint never answers holds its own notifications back, not everyone's: three such sellers fill
 // the shared places, and the reserved ones fill only if eight more sellers' endpoints hang at the
-// same time (each place until its attempt times out). A pass looks at a few due deliveries of each
-// seller, never at a window of the oldest due rows one seller's backlog could fill (repository.ts).
+// same time (each place until its attempt times out). Sellers take turns, least recently served
+// first, every seller's first attempt before any seller's second; a pass looks at a few due
+// deliveries of each seller, never at a window of the oldest due rows one seller's backlog could
+// fill (repository.ts). So a seller with a delivery due waits for at most about one turn of the
+// sellers that have some due, whatever their backlogs.
 import { once } from 'node:events';
 import http from 'node:http';
 import https from 'node:https';
@@ -66,6 +69,8 @@ export const MAX_IN_FLIGHT = 32;
 export const PER_SELLER_IN_FLIGHT = 8;
 /** Places of the pool only the first attempt of a seller with none running may take. */
 export const RESERVED_FOR_IDLE_SELLERS = 8;
+/** Sellers whose last turn the worker remembers (the least recently served are forgotten first, and then go first). */
+export const MAX_SERVED_SELLERS = 10_000;
 /** The most of a merchant's answer body read before the connection is dropped (the body is ignored). */
 export const MAX_ANSWER_BYTES = 64 * 1024;
 
@@ -183,6 +188,8 @@ export function createDeliveryWorker(options: DeliveryWorkerOptions) {
   // The attempts running, and how many of them each seller has.
   const running = new Set<Promise<void>>();
   const perSeller = new Map<string, number>();
+  // When each seller last had a delivery leased (least recently first, at most MAX_SERVED_SELLERS): sellers take turns.
+  const served = new Map<string, number>();
 
   /** Starts one attempt, tracked until its outcome is recorded. */
   function start(delivery: DeliveryRow): Promise<void> {
@@ -205,7 +212,13 @@ export function createDeliveryWorker(options: DeliveryWorkerOptions) {
     const room = Math.min(options.batchSize ?? MAX_IN_FLIGHT, MAX_IN_FLIGHT - running.size);
     if (room <= 0) return [];
     const sharedLimit = MAX_IN_FLIGHT - RESERVED_FOR_IDLE_SELLERS - running.size;
-    const due = await repo.claimDue(now(), leaseMs, room, { perSeller: PER_SELLER_IN_FLIGHT, running: perSeller, sharedLimit });
+    const due = await repo.claimDue(now(), leaseMs, room, { perSeller: PER_SELLER_IN_FLIGHT, running: perSeller, sharedLimit, served });
+    const at = Date.now();
+    for (const { seller_id } of due) {
+      served.delete(seller_id);
+      served.set(seller_id, at);
+      if (served.size > MAX_SERVED_SELLERS) served.delete(served.keys().next().value!);
+    }
     return due.map(start);
   }
 

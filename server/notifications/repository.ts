@@ -42,6 +42,8 @@ export interface ClaimFairness {
   running: ReadonlyMap<string, number>;
   /** The most leases for sellers' further attempts (all but a first one of a seller with none running). */
   sharedLimit: number;
+  /** When the caller last leased a delivery of each seller (ms): the least recently served go first. */
+  served: ReadonlyMap<string, number>;
 }
 
 export function notificationRepository(db: Queryable) {
@@ -58,51 +60,54 @@ export function notificationRepository(db: Queryable) {
      * Leases up to `limit` due deliveries, oldest first, fairly between sellers (`fairness`): a seller
      * ends up with at most `perSeller` attempts running in the caller (`running` counts those it has),
      * and only the first attempt of a seller with none running may use more than `sharedLimit` of the
-     * leases, so the room above it stays for sellers whose endpoints are not already busy. Of the
-     * CANDIDATE_SELLERS sellers that can still take one and whose oldest due delivery is oldest, the
-     * oldest `perSeller` due rows of each are locked with `FOR UPDATE SKIP LOCKED` first (so one
-     * seller's backlog cannot fill the window, and concurrent workers, other instances on one
-     * PostgreSQL, never wait on each other nor lease one row twice); they are ranked per seller, and
-     * the chosen ones leased. The lease keeps others off while the HTTP call runs outside the
+     * leases, so the room above it stays for sellers whose endpoints are not already busy. Sellers
+     * take turns: of the CANDIDATE_SELLERS sellers that can still take one, least recently `served`
+     * first (then oldest due delivery first), the oldest `perSeller` due rows of each are locked with
+     * `FOR UPDATE SKIP LOCKED` (so one seller's backlog cannot fill the window, and concurrent workers,
+     * other instances on one PostgreSQL, never wait on each other nor lease one row twice); every
+     * seller's first row is chosen before any seller's second, and so on, in the same turn order. The lease keeps others off while the HTTP call runs outside the
      * transaction, and expires if this worker dies mid-attempt.
      */
     async claimDue(now: Date, leaseMs: number, limit: number, fairness: Partial<ClaimFairness> = {}): Promise<DeliveryRow[]> {
       const perSeller = fairness.perSeller ?? limit;
       const running = fairness.running ?? new Map<string, number>();
       const sharedLimit = Math.min(fairness.sharedLimit ?? limit, limit);
+      const served = fairness.served ?? new Map<string, number>();
       // Sellers that can take nothing more: those at perSeller, and every busy one once the shared room is gone.
       const full = [...running].filter(([, n]) => n >= perSeller || (sharedLimit <= 0 && n > 0)).map(([seller]) => seller);
       const { rows } = await db.query<DeliveryRow>(
         `WITH due_sellers AS (
-           SELECT seller_id, min(next_attempt_at) AS oldest FROM notification_deliveries
-            WHERE status = 'pending' AND next_attempt_at <= $1 AND (locked_until IS NULL OR locked_until <= $1)
-              AND seller_id <> ALL($5::uuid[])
-            GROUP BY seller_id
-            ORDER BY oldest
+           SELECT g.seller_id, coalesce(v.served, 0) AS served FROM (
+             SELECT seller_id, min(next_attempt_at) AS oldest FROM notification_deliveries
+              WHERE status = 'pending' AND next_attempt_at <= $1 AND (locked_until IS NULL OR locked_until <= $1)
+                AND seller_id <> ALL($5::uuid[])
+              GROUP BY seller_id) g
+           LEFT JOIN unnest($10::uuid[], $11::float8[]) AS v(seller_id, served) ON v.seller_id = g.seller_id
+            ORDER BY coalesce(v.served, 0), g.oldest
             LIMIT $6),
          free AS (
-           SELECT f.* FROM due_sellers s CROSS JOIN LATERAL (
+           SELECT f.*, s.served FROM due_sellers s CROSS JOIN LATERAL (
              SELECT delivery_id, seller_id, next_attempt_at, created_at FROM notification_deliveries d
               WHERE d.seller_id = s.seller_id AND d.status = 'pending' AND d.next_attempt_at <= $1 AND (d.locked_until IS NULL OR d.locked_until <= $1)
               ORDER BY d.next_attempt_at, d.created_at
               LIMIT $4
               FOR UPDATE SKIP LOCKED) f),
          ranked AS (
-           SELECT f.delivery_id, f.next_attempt_at, f.created_at,
+           SELECT f.delivery_id, f.next_attempt_at, f.created_at, f.served,
                   coalesce(r.running, 0) + row_number() OVER (PARTITION BY f.seller_id ORDER BY f.next_attempt_at, f.created_at, f.delivery_id) AS slot
              FROM free f LEFT JOIN unnest($7::uuid[], $8::int[]) AS r(seller_id, running) ON r.seller_id = f.seller_id),
          counted AS (
-           SELECT delivery_id, next_attempt_at, created_at, slot,
-                  count(*) FILTER (WHERE slot > 1) OVER (ORDER BY next_attempt_at, created_at, delivery_id ROWS UNBOUNDED PRECEDING) AS shared
+           SELECT delivery_id, slot, served, next_attempt_at, created_at,
+                  count(*) FILTER (WHERE slot > 1) OVER (ORDER BY slot, served, next_attempt_at, created_at, delivery_id ROWS UNBOUNDED PRECEDING) AS shared
              FROM ranked WHERE slot <= $4),
          chosen AS (
            SELECT delivery_id FROM counted
             WHERE slot = 1 OR shared <= $9
-            ORDER BY next_attempt_at, created_at, delivery_id
+            ORDER BY slot, served, next_attempt_at, created_at, delivery_id
             LIMIT $3)
          UPDATE notification_deliveries d SET locked_until = $2 FROM chosen WHERE d.delivery_id = chosen.delivery_id
          RETURNING d.*`,
-        [now, new Date(now.getTime() + leaseMs), limit, perSeller, full, CANDIDATE_SELLERS, [...running.keys()], [...running.values()], Math.max(0, sharedLimit)],
+        [now, new Date(now.getTime() + leaseMs), limit, perSeller, full, CANDIDATE_SELLERS, [...running.keys()], [...running.values()], Math.max(0, sharedLimit), [...served.keys()], [...served.values()]],
       );
       return rows.map(delivery);
     },

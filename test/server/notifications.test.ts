@@ -230,8 +230,9 @@ for (const kind of STORE_KINDS) {
         });
 
       it('lets sellers whose endpoints never answer hold back only their own notifications', async () => {
-        // Five of them: at eight attempts each they would fill the pool of 32 places.
-        const slow = await hangingSellers(5, 40);
+        // Nine of them, with deliveries due before the demo seller's: at eight attempts each they would
+        // fill the pool of 32 places, and their first attempts and 24 more would, oldest first.
+        const slow = await hangingSellers(9, 40);
         endpoint = await merchant([200]);
         const id = await enqueue();
         const pool = poolBeside(slow, 3_000);
@@ -272,9 +273,44 @@ for (const kind of STORE_KINDS) {
         }
       });
 
+      it('lets sellers take turns: forty sellers with old backlogs failing at once delay a new notification by a turn, not by their backlogs', async () => {
+        const failing = await merchant(Array(2_000).fill(500));
+        const made = await hangingSellers(40, 0);
+        await made.close();
+        const sellers = [...made.targets.keys()];
+        for (const seller of sellers) {
+          await store.query(
+            `INSERT INTO notification_deliveries (delivery_id, seller_id, event, mode, payload, next_attempt_at, created_at)
+             SELECT gen_random_uuid(), $1, 'checkout-notification', 'instant', $2, $3::timestamptz - make_interval(secs => 600 - n), $3
+               FROM generate_series(1, 20) AS n`,
+            [seller, JSON.stringify(PAYLOAD), clock],
+          );
+        }
+        endpoint = await merchant([200]);
+        const id = await enqueue();
+        try {
+          const pool = createDeliveryWorker({
+            store,
+            logger,
+            policy: POLICY,
+            now: () => clock,
+            resolveTarget: async (seller) => ({ url: seller === DEMO_SELLER_ID ? endpoint.url : failing.url, user: 'loja', password: 'senha' }),
+          });
+          // 41 sellers with a delivery due and 32 places: the demo seller's comes in the second pass at the latest.
+          for (let pass = 0; pass < 2 && (await stored(id))?.status !== 'delivered'; pass++) await pool.runOnce();
+          expect(await stored(id)).toMatchObject({ status: 'delivered', attempts: 1 });
+          expect(endpoint.received).toHaveLength(1);
+          expect(failing.received.length).toBeLessThan(2 * MAX_IN_FLIGHT); // far from the 800 due before it
+        } finally {
+          await failing.close();
+        }
+      });
+
       it("leases another seller's due notification in the same pass as a backlog of hundreds that fail at once", async () => {
         // 600 of a seller's notifications due before the demo seller's one (more than a window of the oldest due rows held).
-        const [backlogSeller] = (await hangingSellers(1, 0)).targets.keys();
+        const made = await hangingSellers(1, 0);
+        await made.close();
+        const [backlogSeller] = made.targets.keys();
         await store.query(
           `INSERT INTO notification_deliveries (delivery_id, seller_id, event, mode, payload, next_attempt_at, created_at)
            SELECT gen_random_uuid(), $1, 'checkout-notification', 'instant', $2, $3::timestamptz - make_interval(secs => 600 - n), $3
