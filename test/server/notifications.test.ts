@@ -273,29 +273,37 @@ for (const kind of STORE_KINDS) {
         }
       });
 
-      it('lets sellers take turns: forty sellers with old backlogs failing at once delay a new notification by a turn, not by their backlogs', async () => {
-        const failing = await merchant(Array(2_000).fill(500));
-        const made = await hangingSellers(40, 0);
+      /**
+       * `sellers` sellers with `due` notifications each, due over the last ten minutes, whose endpoint
+       * answers 500 at once; the demo seller's notification `id`, due now; and a worker for both.
+       */
+      async function failingBacklogs(sellers: number, due: number) {
+        const made = await hangingSellers(sellers, 0);
         await made.close();
-        const sellers = [...made.targets.keys()];
-        for (const seller of sellers) {
+        for (const seller of made.targets.keys()) {
           await store.query(
             `INSERT INTO notification_deliveries (delivery_id, seller_id, event, mode, payload, next_attempt_at, created_at)
              SELECT gen_random_uuid(), $1, 'checkout-notification', 'instant', $2, $3::timestamptz - make_interval(secs => 600 - n), $3
-               FROM generate_series(1, 20) AS n`,
-            [seller, JSON.stringify(PAYLOAD), clock],
+               FROM generate_series(1, $4::int) AS n`,
+            [seller, JSON.stringify(PAYLOAD), clock, due],
           );
         }
+        const failing = await merchant(Array(sellers * due).fill(500));
         endpoint = await merchant([200]);
         const id = await enqueue();
+        const pool = createDeliveryWorker({
+          store,
+          logger,
+          policy: POLICY,
+          now: () => clock,
+          resolveTarget: async (seller) => ({ url: seller === DEMO_SELLER_ID ? endpoint.url : failing.url, user: 'loja', password: 'senha' }),
+        });
+        return { id, pool, failing };
+      }
+
+      it('lets sellers take turns: forty sellers with old backlogs failing at once delay a new notification by a turn, not by their backlogs', async () => {
+        const { id, pool, failing } = await failingBacklogs(40, 20);
         try {
-          const pool = createDeliveryWorker({
-            store,
-            logger,
-            policy: POLICY,
-            now: () => clock,
-            resolveTarget: async (seller) => ({ url: seller === DEMO_SELLER_ID ? endpoint.url : failing.url, user: 'loja', password: 'senha' }),
-          });
           // 41 sellers with a delivery due and 32 places: the demo seller's comes in the second pass at the latest.
           for (let pass = 0; pass < 2 && (await stored(id))?.status !== 'delivered'; pass++) await pool.runOnce();
           expect(await stored(id)).toMatchObject({ status: 'delivered', attempts: 1 });
@@ -308,26 +316,8 @@ for (const kind of STORE_KINDS) {
 
       it("leases another seller's due notification in the same pass as a backlog of hundreds that fail at once", async () => {
         // 600 of a seller's notifications due before the demo seller's one (more than a window of the oldest due rows held).
-        const made = await hangingSellers(1, 0);
-        await made.close();
-        const [backlogSeller] = made.targets.keys();
-        await store.query(
-          `INSERT INTO notification_deliveries (delivery_id, seller_id, event, mode, payload, next_attempt_at, created_at)
-           SELECT gen_random_uuid(), $1, 'checkout-notification', 'instant', $2, $3::timestamptz - make_interval(secs => 600 - n), $3
-             FROM generate_series(1, 600) AS n`,
-          [backlogSeller, JSON.stringify(PAYLOAD), clock],
-        );
-        const failing = await merchant(Array(600).fill(500));
-        endpoint = await merchant([200]);
-        const id = await enqueue();
+        const { id, pool, failing } = await failingBacklogs(1, 600);
         try {
-          const pool = createDeliveryWorker({
-            store,
-            logger,
-            policy: POLICY,
-            now: () => clock,
-            resolveTarget: async (seller) => ({ url: seller === DEMO_SELLER_ID ? endpoint.url : failing.url, user: 'loja', password: 'senha' }),
-          });
           const leased = await pool.runOnce();
           expect(await stored(id)).toMatchObject({ status: 'delivered', attempts: 1 });
           expect(endpoint.received).toHaveLength(1);
