@@ -40,7 +40,7 @@ export function concatBytes(chunks: Uint8Array[], size: number): Uint8Array {
 /**
  * Whether `given` is `expected`, in a time that depends on the length of `expected` only: every
  * byte of it is compared with a byte of `given` (read in place, cycling), whatever `given` is, so
- * neither how much of a secret matched nor its length shows in the time taken. Written here because
+ * how much of a secret a guess matched, and how long the guess is, do not show in the time taken. Written here because
  * node:crypto's timingSafeEqual exists in Node only and Web Crypto has no comparison (its digests
  * are asynchronous, which would make the synchronous check asynchronous).
  */

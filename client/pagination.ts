@@ -6,7 +6,9 @@ import { PlatformError } from './errors.ts';
 import type { CallOptions } from './transport.ts';
 
 /** The filters, sort and paging of `GET /dpy/payment-link/v1/payment-links`, typed from the contract. */
-export type PaymentLinkQuery = NonNullable<operations['listPaymentLinks']['parameters']['query']>;
+/** The query of `listPaymentLinks`; each member may be given as `undefined` (its default). */
+export type PaymentLinkQuery = { [K in keyof ListQuery]?: ListQuery[K] | undefined };
+type ListQuery = NonNullable<operations['listPaymentLinks']['parameters']['query']>;
 
 /** The filters and sort of the iterator (it does the paging; `limit` is its page size, default 100). */
 export type PaymentLinkFilters = Omit<PaymentLinkQuery, 'page'>;

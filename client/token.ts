@@ -100,7 +100,10 @@ function issued(status: number, form: TokenEndpointForm, data: unknown): IssuedT
 /**
  * One token request, in the form the client is configured for, through the typed client. A 2xx body
  * is read as text and parsed here, so an answer that is not JSON is a TokenEndpointError like any
- * answer without a token, not a parse error thrown from inside openapi-fetch.
+ * answer without a token, not a parse error thrown from inside openapi-fetch. Sent without cookies or
+ * a browser's stored credentials (`credentials: 'omit'`): on a page of the token host's own origin, a
+ * 401 with `WWW-Authenticate: Basic` would otherwise open the browser's login dialog, and the call
+ * would wait on it.
  */
 export async function requestAccessToken(client: Client<paths>, credentials: ClientCredentials, signal?: AbortSignal): Promise<IssuedToken> {
   const formHeader = { 'content-type': 'application/x-www-form-urlencoded' };
@@ -115,6 +118,7 @@ export async function requestAccessToken(client: Client<paths>, credentials: Cli
         scope: credentials.scope,
       },
       parseAs: 'text',
+      credentials: 'omit',
       signal,
     });
     if (error !== undefined || !response.ok) throw new TokenEndpointError('form', response.status, error, secret);
@@ -125,6 +129,7 @@ export async function requestAccessToken(client: Client<paths>, credentials: Cli
     headers: { ...formHeader, authorization: `Basic ${basic}` },
     body: { grant_type: 'client_credentials' },
     parseAs: 'text',
+    credentials: 'omit',
     signal,
   });
   if (error !== undefined || !response.ok) throw new TokenEndpointError('basic', response.status, error, secret);

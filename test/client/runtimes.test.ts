@@ -62,10 +62,12 @@ describe('the client in a browser or an edge runtime', () => {
     // A platform whose token endpoint checks Basic credentials (UTF-8, as the platform reads them), and whose seller answer is chunked (no length).
     const basic = `Basic ${Buffer.from('lojá-client:señal-secreta').toString('base64')}`;
     const seen: string[] = [];
+    const tokenCredentials: string[] = [];
     const platformFetch = async (input: Request | string, init?: RequestInit) => {
       const request = input instanceof Request ? input : new Request(input, init);
       const url = new URL(request.url);
       seen.push(`${request.method} ${url.pathname} ${request.headers.get('authorization') ?? ''}`);
+      if (url.pathname.startsWith('/authentication/')) tokenCredentials.push(request.credentials);
       if (url.pathname === '/authentication/oauth2/access_token') {
         if (request.headers.get('authorization') !== basic) {
           return Response.json({ error: 'invalid_client', error_description: 'Invalid client credentials' }, { status: 401 });
@@ -88,6 +90,8 @@ describe('the client in a browser or an edge runtime', () => {
     expect(data).toEqual({ seller_id: '3fa85f64-5717-4562-b3fc-2c963f66afa6', trade_name: 'Café da Montanha' });
     expect(seen[0]).toBe(`POST /authentication/oauth2/access_token ${basic}`);
     expect(seen[1]).toBe('GET /dpy/payment-link/v1/sellers Bearer token-1');
+    // Without cookies: a 401 with WWW-Authenticate: Basic must not open a browser's login dialog on the token host's own origin.
+    expect(tokenCredentials).toEqual(['omit']);
 
     // A refused secret is the client's own error, with the secret taken out of what it quotes.
     const wrong = createPlatformClient({ baseUrl: 'http://platform.test', clientId: 'lojá-client', clientSecret: 'wrong', tokenEndpoint: 'basic', fetch: platformFetch, maxRetries: 0 });
