@@ -4016,7 +4016,8 @@ export interface components {
          *     address, and when the line is full a request takes the place of the newest one of the address
          *     with the most waiting, or of a waiting address that had more checks in the last minute than its
          *     own (so addresses with one request each push each other out, not a newcomer). Behind a reverse
-         *     proxy every caller has the proxy's address: the sandbox reads no `X-Forwarded-For`.
+         *     proxy the reference sandbox counts the caller `X-Forwarded-For` names only when `TRUST_PROXY`
+         *     names that proxy; otherwise every caller has the proxy's address.
          */
         TokenTooManyRequests: {
             headers: {
@@ -4097,7 +4098,8 @@ export interface components {
          *     address, and when the line is full a request takes the place of the newest one of the address
          *     with the most waiting, or of a waiting address that had more checks in the last minute than its
          *     own (so addresses with one request each push each other out, not a newcomer). Behind a reverse
-         *     proxy every caller has the proxy's address: the sandbox reads no `X-Forwarded-For`.
+         *     proxy the reference sandbox counts the caller `X-Forwarded-For` names only when `TRUST_PROXY`
+         *     names that proxy; otherwise every caller has the proxy's address.
          */
         OAuthTooManyRequests: {
             headers: {

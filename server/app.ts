@@ -112,6 +112,9 @@ export async function createApp(deps: AppDeps, extraAreas: AreaRoutes[] = []): P
 
   const app = express();
   app.disable('x-powered-by');
+  // Whose X-Forwarded-For names the caller (config.ts, TRUST_PROXY): none unless told; req.ip is then
+  // the address that the limits, the token throttle and the hashing line count.
+  app.set('trust proxy', config.trustProxy ?? false);
   (app.locals as Record<symbol, unknown>)[FORGET_COUNTS] = authentication.forgetFailedAttempts;
   // One routing truth (http/operations.ts): the routers, the validator (it reads these settings) and
   // the security decision match paths the same way, case-sensitive and strict.

@@ -23,6 +23,12 @@ export interface Config {
   apiSpec: string;
   /** Requests per client in each window (0: no limit); the contract's 429 with Retry-After. */
   rateLimit: { limit: number; windowMs: number };
+  /**
+   * The reverse proxies whose `X-Forwarded-For` names the caller (Express's `trust proxy`): false
+   * (none, the default: the caller is the connection's address), a number of hops, or addresses,
+   * CIDR ranges and Express's names (`loopback`, `linklocal`, `uniquelocal`).
+   */
+  trustProxy?: false | number | string[];
   /** Wrong client secrets allowed per client id in each window before the token endpoints answer 429 (limit 0: off). */
   tokenFailedAttempts: { limit: number; windowMs: number };
   /** Slow clients: time allowed for the request headers, and for the whole request (Node answers 408). */
@@ -74,6 +80,35 @@ function flag(name: string, value: string | undefined, fallback: boolean): boole
   if (/^(true|1)$/i.test(value)) return true;
   if (/^(false|0)$/i.test(value)) return false;
   throw new Error(`${name} must be true or false, not ${value}`);
+}
+
+const PROXY_NAMES = ['loopback', 'linklocal', 'uniquelocal'];
+
+/**
+ * TRUST_PROXY: unset (no proxy), a number of hops (1 to 10), or a comma-separated list of proxy
+ * addresses, CIDR ranges and Express's names. `true` is refused: trusting every X-Forwarded-For
+ * lets any caller choose the address its limits and throttles count.
+ */
+function trustProxy(value: string | undefined): false | number | string[] {
+  if (value === undefined || value.trim() === '' || /^(false|0)$/i.test(value.trim())) return false;
+  if (/^\d+$/.test(value.trim())) {
+    const hops = Number(value.trim());
+    if (hops > 10) throw new Error(`TRUST_PROXY must be at most 10 hops, not ${hops}`);
+    return hops;
+  }
+  if (/^(true|yes|all|\*)$/i.test(value.trim())) {
+    throw new Error('TRUST_PROXY=true would believe any X-Forwarded-For (a caller could choose the address its limits count): give the number of proxies in front of the sandbox, or their addresses (loopback, 10.0.0.0/8, ...)');
+  }
+  const entries = value.split(',').map((entry) => entry.trim()).filter(Boolean);
+  for (const entry of entries) {
+    const [address, prefix, ...rest] = entry.split('/');
+    const family = isIP(address ?? '');
+    const prefixOk = prefix === undefined || (/^\d+$/.test(prefix) && Number(prefix) <= (family === 6 ? 128 : 32));
+    if (!PROXY_NAMES.includes(entry) && (family === 0 || !prefixOk || rest.length > 0)) {
+      throw new Error(`TRUST_PROXY must be a number of hops or a list of addresses, CIDR ranges or ${PROXY_NAMES.join(', ')}; ${JSON.stringify(entry.slice(0, 64))} is none of them`);
+    }
+  }
+  return entries;
 }
 
 function count(name: string, value: string | undefined, fallback: number): number {
@@ -131,7 +166,7 @@ export const VARIABLES = [
   'PORT', 'HOST', 'DATA_DIR', 'DATABASE_URL', 'SANDBOX_DEMO_CLIENT_ID', 'SANDBOX_DEMO_CLIENT_SECRET', 'SANDBOX_ADMIN_TOKEN',
   'ISSUER', 'PUBLIC_BASE_URL', 'LOG_LEVEL', 'TOKEN_FAILED_ATTEMPTS_PER_MINUTE', 'SANDBOX_ENCRYPTION_KEY', 'RATE_LIMIT_PER_SECOND',
   'SANDBOX_ALLOW_PRIVATE_NOTIFICATION_URLS', 'NOTIFICATION_POLL_INTERVAL_MS', 'NOTIFICATION_RETRY_BASE_MS', 'BILLING_POLL_INTERVAL_MS',
-  'HEADERS_TIMEOUT_MS', 'REQUEST_TIMEOUT_MS', 'CONTRACT_VALIDATION', 'API_SPEC', 'DOCS_FILE',
+  'HEADERS_TIMEOUT_MS', 'REQUEST_TIMEOUT_MS', 'CONTRACT_VALIDATION', 'API_SPEC', 'DOCS_FILE', 'TRUST_PROXY',
 ] as const;
 
 /** A PostgreSQL URL, or a refusal that names the variable (and never quotes the URL: it may hold a password). */
@@ -168,6 +203,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     logLevel: logLevel(env.LOG_LEVEL),
     apiSpec: env.API_SPEC ? fromCwd(env.API_SPEC) : CONTRACT_BUNDLE(),
     rateLimit: { limit: count('RATE_LIMIT_PER_SECOND', env.RATE_LIMIT_PER_SECOND, 200), windowMs: 1000 },
+    trustProxy: trustProxy(env.TRUST_PROXY),
     tokenFailedAttempts: { limit: count('TOKEN_FAILED_ATTEMPTS_PER_MINUTE', env.TOKEN_FAILED_ATTEMPTS_PER_MINUTE, 10), windowMs: 60_000 },
     headersTimeoutMs: milliseconds('HEADERS_TIMEOUT_MS', env.HEADERS_TIMEOUT_MS, 10_000),
     requestTimeoutMs: milliseconds('REQUEST_TIMEOUT_MS', env.REQUEST_TIMEOUT_MS, 30_000),

@@ -63,6 +63,23 @@ describe('where the sandbox listens', () => {
   });
 });
 
+describe('which proxies name the caller (TRUST_PROXY)', () => {
+  it('trusts none by default, else a number of hops or the addresses, ranges and names given', () => {
+    expect(loadConfig({}).trustProxy).toBe(false);
+    expect(loadConfig({ TRUST_PROXY: '' }).trustProxy).toBe(false);
+    expect(loadConfig({ TRUST_PROXY: '1' }).trustProxy).toBe(1);
+    expect(loadConfig({ TRUST_PROXY: 'loopback, 10.0.0.0/8 ,fd00::/8,192.0.2.7' }).trustProxy).toEqual(['loopback', '10.0.0.0/8', 'fd00::/8', '192.0.2.7']);
+  });
+
+  it('refuses to trust every X-Forwarded-For, and what is neither hops nor addresses', () => {
+    expect(() => loadConfig({ TRUST_PROXY: 'true' })).toThrow(/would believe any X-Forwarded-For/);
+    expect(() => loadConfig({ TRUST_PROXY: '11' })).toThrow('TRUST_PROXY must be at most 10 hops, not 11');
+    for (const value of ['proxy.internal', '10.0.0.0/33', '::1/129', '10.0.0.1/8/1', 'loopback,everyone']) {
+      expect(() => loadConfig({ TRUST_PROXY: value }), value).toThrow(/TRUST_PROXY must be a number of hops or a list/);
+    }
+  });
+});
+
 describe('where the sandbox keeps its data', () => {
   it('takes memory://, or a directory resolved from the current one', () => {
     expect(loadConfig({ DATA_DIR: 'memory://' }).dataDir).toBe('memory://');

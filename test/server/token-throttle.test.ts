@@ -52,10 +52,10 @@ describe('failed attempts on the token endpoints', () => {
   const retryAfter = (res: { headers: Record<string, string> }) => Number(res.headers['retry-after']);
 
   /** The first form sent from another loopback address of this machine (127.0.0.0/8). */
-  const firstFormFrom = (localAddress: string, clientId: string, secret: string, server: TestServer = sandbox) =>
+  const firstFormFrom = (localAddress: string, clientId: string, secret: string, server: TestServer = sandbox, headers: Record<string, string> = {}) =>
     new Promise<{ status: number; body: string }>((resolve, reject) => {
       const body = new URLSearchParams(tokenForm({ client_id: clientId, client_secret: secret })).toString();
-      const req = httpRequest(`${server.url}${FIRST_FORM}`, { method: 'POST', localAddress, headers: { 'content-type': 'application/x-www-form-urlencoded' } }, (res) => {
+      const req = httpRequest(`${server.url}${FIRST_FORM}`, { method: 'POST', localAddress, headers: { 'content-type': 'application/x-www-form-urlencoded', ...headers } }, (res) => {
         let text = '';
         res.on('data', (chunk) => (text += chunk));
         res.on('end', () => resolve({ status: res.statusCode!, body: text }));
@@ -113,6 +113,31 @@ describe('failed attempts on the token endpoints', () => {
     const own = await firstForm(clientId, clientSecret);
     expect(own.status).toBe(200);
     expect(own.body.token_type).toBe('Bearer');
+  });
+
+  it('counts the caller named by X-Forwarded-For only when a trusted proxy (TRUST_PROXY) sent it', async () => {
+    const behindProxy = await startTestServer({ config: { tokenFailedAttempts: { limit: LIMIT, windowMs: 60_000 }, trustProxy: ['127.0.0.1'] } });
+    try {
+      const clientId = DEMO.clientId;
+      const via = (from: string, forwardedFor: string, secret: string, server = behindProxy) => firstFormFrom(from, clientId, secret, server, { 'x-forwarded-for': forwardedFor });
+      // Through the proxy (127.0.0.1): the attacker's forwarded address is throttled, the owner's is not.
+      for (let i = 0; i < LIMIT; i++) expect((await via('127.0.0.1', '203.0.113.7', `guess-${i}`)).status).toBe(401);
+      expect((await via('127.0.0.1', '203.0.113.7', DEMO.clientSecret)).status).toBe(429);
+      expect((await via('127.0.0.1', '198.51.100.9', DEMO.clientSecret)).status).toBe(200);
+      // Not through the proxy: a caller's own X-Forwarded-For is not believed, its address counts.
+      for (let i = 0; i < LIMIT; i++) expect((await via('127.0.0.3', `198.51.100.${i + 20}`, `spoof-${i}`)).status).toBe(401);
+      expect((await via('127.0.0.3', '198.51.100.99', DEMO.clientSecret)).status).toBe(429);
+    } finally {
+      await behindProxy.close();
+    }
+    // Without TRUST_PROXY, every X-Forwarded-For is ignored: one address, one count.
+    const direct = await startTestServer({ config: { tokenFailedAttempts: { limit: LIMIT, windowMs: 60_000 } } });
+    try {
+      for (let i = 0; i < LIMIT; i++) expect((await firstFormFrom('127.0.0.1', DEMO.clientId, `guess-${i}`, direct, { 'x-forwarded-for': '203.0.113.7' })).status).toBe(401);
+      expect((await firstFormFrom('127.0.0.1', DEMO.clientId, DEMO.clientSecret, direct, { 'x-forwarded-for': '198.51.100.9' })).status).toBe(429);
+    } finally {
+      await direct.close();
+    }
   });
 
   it('bounds the guesses for one client id from many addresses together at ten times the limit, sparing an address that got a token lately', async () => {
