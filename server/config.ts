@@ -83,6 +83,9 @@ function flag(name: string, value: string | undefined, fallback: boolean): boole
 }
 
 const PROXY_NAMES = ['loopback', 'linklocal', 'uniquelocal'];
+/** The widest proxy ranges TRUST_PROXY takes (10.0.0.0/8 is the widest private IPv4 range). */
+const MIN_IPV4_PREFIX = 8;
+const MIN_IPV6_PREFIX = 32;
 
 /**
  * TRUST_PROXY: unset (no proxy), a number of hops (1 to 10), or a comma-separated list of proxy
@@ -100,12 +103,19 @@ function trustProxy(value: string | undefined): false | number | string[] {
     throw new Error('TRUST_PROXY=true would believe any X-Forwarded-For (a caller could choose the address its limits count): give the number of proxies in front of the sandbox, or their addresses (loopback, 10.0.0.0/8, ...)');
   }
   const entries = value.split(',').map((entry) => entry.trim()).filter(Boolean);
+  if (entries.length === 0) throw new Error(`TRUST_PROXY names no proxy: ${JSON.stringify(value.slice(0, 64))}`);
   for (const entry of entries) {
     const [address, prefix, ...rest] = entry.split('/');
     const family = isIP(address ?? '');
     const prefixOk = prefix === undefined || (/^\d+$/.test(prefix) && Number(prefix) <= (family === 6 ? 128 : 32));
     if (!PROXY_NAMES.includes(entry) && (family === 0 || !prefixOk || rest.length > 0)) {
       throw new Error(`TRUST_PROXY must be a number of hops or a list of addresses, CIDR ranges or ${PROXY_NAMES.join(', ')}; ${JSON.stringify(entry.slice(0, 64))} is none of them`);
+    }
+    // A range that holds much of the Internet trusts nearly any caller, as `true` would; IPv4-mapped
+    // IPv6 ranges are refused too (name an IPv4 proxy as IPv4).
+    const wide = prefix !== undefined && Number(prefix) < (family === 6 ? MIN_IPV6_PREFIX : MIN_IPV4_PREFIX);
+    if (wide || (family === 6 && /^::ffff:/i.test(address!))) {
+      throw new Error(`TRUST_PROXY range ${JSON.stringify(entry)} is too wide or IPv4-mapped: name the proxies (IPv4 ranges of /${MIN_IPV4_PREFIX} or narrower, IPv6 of /${MIN_IPV6_PREFIX} or narrower)`);
     }
   }
   return entries;

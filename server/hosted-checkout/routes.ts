@@ -7,6 +7,7 @@ import { orderTotal } from '../payment-link/orders.ts';
 import type { Store } from '../store/store.ts';
 import type { Config } from '../config.ts';
 import { ROUTING } from '../http/operations.ts';
+import { callerIp } from '../http/rate-limit.ts';
 import { DOCUMENT_TYPES_BY_COUNTRY } from '../web-checkout/service.ts';
 import { frontendOfForm } from './notification.ts';
 import { refuseCrossSiteForms, refuseUnreadablePageInput } from './page-guard.ts';
@@ -120,7 +121,6 @@ export function checkoutPages(deps: { store: Store; config: Config; logger: Logg
     };
   }
 
-  const ipOf = (req: Request) => req.ip ?? req.socket.remoteAddress ?? '0.0.0.0';
   const nonce = () => randomBytes(16).toString('base64');
 
   /** The checkout page of a model built with a fresh nonce, or the page of why it cannot be shown. */
@@ -141,7 +141,7 @@ export function checkoutPages(deps: { store: Store; config: Config; logger: Logg
     const id = req.params.paymentIntentId;
     const form = (req.body ?? {}) as Record<string, unknown>;
     try {
-      const outcome = await payPaymentIntent(store, { paymentIntentId: id, form, frontend: frontendOfForm(form, { link: `${config.publicBaseUrl}/checkout/${id}`, ip: ipOf(req) }), now: now() });
+      const outcome = await payPaymentIntent(store, { paymentIntentId: id, form, frontend: frontendOfForm(form, { link: `${config.publicBaseUrl}/checkout/${id}`, ip: callerIp(req) }), now: now() });
       const authorized = outcome.result.status === 'Authorized';
       const target = authorized ? outcome.redirects.success : outcome.redirects.error;
       if (target) return res.redirect(303, target);
@@ -171,7 +171,7 @@ export function checkoutPages(deps: { store: Store; config: Config; logger: Logg
     const shortId = req.params.shortId;
     const form = (req.body ?? {}) as Record<string, unknown>;
     try {
-      const frontend = frontendOfForm(form, { link: `${config.publicBaseUrl}/pay/${encodeURIComponent(shortId)}`, ip: ipOf(req) });
+      const frontend = frontendOfForm(form, { link: `${config.publicBaseUrl}/pay/${encodeURIComponent(shortId)}`, ip: callerIp(req) });
       const outcome = await payPaymentLink(store, { shortId, form, frontend, now: now() });
       const authorized = outcome.result.status === 'Authorized';
       // A link's buyer is not on the merchant's site: the link page shows the result itself.

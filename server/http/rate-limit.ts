@@ -5,6 +5,7 @@
 // one sent is refused (countingRefusals). The hosted pages are counted by address too, apart
 // (rateLimitPages). Counted per server instance, in memory.
 import type { NextFunction, Request, RequestHandler, Response } from 'express';
+import { isIP } from 'node:net';
 import { ipKeyGenerator, rateLimit } from 'express-rate-limit';
 import { ApiError } from './errors.ts';
 
@@ -36,8 +37,15 @@ function limiter({ limit, windowMs }: RateLimitConfig, identifier: string, key: 
   });
 }
 
+/**
+ * The caller's address: the connection's, or the one a trusted proxy's X-Forwarded-For names
+ * (TRUST_PROXY), when that is an address at all; a proxy may forward `unknown`, `ip:port` or any
+ * text, which would otherwise be a key of any length, a new one each time.
+ */
+export const callerIp = (req: Request): string => (req.ip !== undefined && isIP(req.ip) ? req.ip : (req.socket.remoteAddress ?? '0.0.0.0'));
+
 /** The caller's address as limits count it: an IPv6 address by its /56 (one customer's network), IPv4 whole. */
-export const callerAddress = (req: Request) => ipKeyGenerator(req.ip ?? '');
+export const callerAddress = (req: Request) => ipKeyGenerator(callerIp(req));
 
 const byAddress = (req: Request) => `address:${callerAddress(req)}`;
 

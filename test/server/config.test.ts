@@ -68,7 +68,7 @@ describe('which proxies name the caller (TRUST_PROXY)', () => {
     expect(loadConfig({}).trustProxy).toBe(false);
     expect(loadConfig({ TRUST_PROXY: '' }).trustProxy).toBe(false);
     expect(loadConfig({ TRUST_PROXY: '1' }).trustProxy).toBe(1);
-    expect(loadConfig({ TRUST_PROXY: 'loopback, 10.0.0.0/8 ,fd00::/8,192.0.2.7' }).trustProxy).toEqual(['loopback', '10.0.0.0/8', 'fd00::/8', '192.0.2.7']);
+    expect(loadConfig({ TRUST_PROXY: 'loopback, 10.0.0.0/8 ,fd00:1::/48,192.0.2.7' }).trustProxy).toEqual(['loopback', '10.0.0.0/8', 'fd00:1::/48', '192.0.2.7']);
   });
 
   it('refuses to trust every X-Forwarded-For, and what is neither hops nor addresses', () => {
@@ -77,6 +77,11 @@ describe('which proxies name the caller (TRUST_PROXY)', () => {
     for (const value of ['proxy.internal', '10.0.0.0/33', '::1/129', '10.0.0.1/8/1', 'loopback,everyone']) {
       expect(() => loadConfig({ TRUST_PROXY: value }), value).toThrow(/TRUST_PROXY must be a number of hops or a list/);
     }
+    // Ranges that hold much of the Internet, or IPv4 written as IPv6, trust nearly anyone, as `true` would.
+    for (const value of ['0.0.0.0/0', '0.0.0.0/1,128.0.0.0/1', '::/0', '2001:db8::/16', '::ffff:0:0/96', '::ffff:10.0.0.1']) {
+      expect(() => loadConfig({ TRUST_PROXY: value }), value).toThrow(/is too wide or IPv4-mapped/);
+    }
+    expect(() => loadConfig({ TRUST_PROXY: ' , ,' })).toThrow('TRUST_PROXY names no proxy');
   });
 });
 
