@@ -12,6 +12,7 @@
 // (HashingBusy) is answered 429 at once. A secret already verified (verified-secrets.ts) never
 // comes here.
 import { availableParallelism } from 'node:os';
+import { LRUCache } from 'lru-cache';
 
 /**
  * At most two threads of the pool hash (the others stay free for signatures and lookups), and never
@@ -49,22 +50,10 @@ export function hashingSlots({
   let waiting = 0;
   /** Each address's waiting calls, oldest first; addresses in the order of their turns (a Map keeps insertion order). */
   const lines = new Map<string, Waiter[]>();
-  /** Hashes each address started in its current minute, least recently counted first. */
-  const recent = new Map<string, { hashes: number; since: number }>();
-
-  function hashesOf(address: string, now = Date.now()): number {
-    const count = recent.get(address);
-    return count && now - count.since < RECENT_HASHES_MS ? count.hashes : 0;
-  }
-
-  function counted(address: string): void {
-    const now = Date.now();
-    const hashes = hashesOf(address, now);
-    const since = hashes === 0 ? now : recent.get(address)!.since;
-    recent.delete(address);
-    recent.set(address, { hashes: hashes + 1, since });
-    if (recent.size > MAX_REMEMBERED_ADDRESSES) recent.delete(recent.keys().next().value!);
-  }
+  /** Hashes each address started in its current minute (a minute from its first; the least recently counted forgotten first). */
+  const recent = new LRUCache<string, number>({ max: MAX_REMEMBERED_ADDRESSES, ttl: RECENT_HASHES_MS, noUpdateTTL: true });
+  const hashesOf = (address: string): number => recent.get(address) ?? 0;
+  const counted = (address: string): void => void recent.set(address, hashesOf(address) + 1);
 
   /** The first call of the address whose turn it is; that address goes to the back of the turns. */
   function nextInTurn(): Waiter | undefined {

@@ -18,6 +18,7 @@ import { once } from 'node:events';
 import http from 'node:http';
 import https from 'node:https';
 import type { LookupFunction } from 'node:net';
+import { LRUCache } from 'lru-cache';
 import type { Logger } from 'pino';
 import type { Store } from '../store/store.ts';
 import { createPoller } from '../workers/poller.ts';
@@ -189,7 +190,7 @@ export function createDeliveryWorker(options: DeliveryWorkerOptions) {
   const running = new Set<Promise<void>>();
   const perSeller = new Map<string, number>();
   // When each seller last had a delivery leased (least recently first, at most MAX_SERVED_SELLERS): sellers take turns.
-  const served = new Map<string, number>();
+  const served = new LRUCache<string, number>({ max: MAX_SERVED_SELLERS });
 
   /** Starts one attempt, tracked until its outcome is recorded. */
   function start(delivery: DeliveryRow): Promise<void> {
@@ -214,11 +215,7 @@ export function createDeliveryWorker(options: DeliveryWorkerOptions) {
     const sharedLimit = MAX_IN_FLIGHT - RESERVED_FOR_IDLE_SELLERS - running.size;
     const due = await repo.claimDue(now(), leaseMs, room, { perSeller: PER_SELLER_IN_FLIGHT, running: perSeller, sharedLimit, served });
     const at = Date.now();
-    for (const { seller_id } of due) {
-      served.delete(seller_id);
-      served.set(seller_id, at);
-      if (served.size > MAX_SERVED_SELLERS) served.delete(served.keys().next().value!);
-    }
+    for (const { seller_id } of due) served.set(seller_id, at);
     return due.map(start);
   }
 

@@ -43,7 +43,7 @@ export interface ClaimFairness {
   /** The most leases for sellers' further attempts (all but a first one of a seller with none running). */
   sharedLimit: number;
   /** When the caller last leased a delivery of each seller (ms): the least recently served go first. */
-  served: ReadonlyMap<string, number>;
+  served: Iterable<readonly [string, number]>;
 }
 
 export function notificationRepository(db: Queryable) {
@@ -72,7 +72,7 @@ export function notificationRepository(db: Queryable) {
       const perSeller = fairness.perSeller ?? limit;
       const running = fairness.running ?? new Map<string, number>();
       const sharedLimit = Math.min(fairness.sharedLimit ?? limit, limit);
-      const served = fairness.served ?? new Map<string, number>();
+      const served = [...(fairness.served ?? [])];
       // Sellers that can take nothing more: those at perSeller, and every busy one once the shared room is gone.
       const full = [...running].filter(([, n]) => n >= perSeller || (sharedLimit <= 0 && n > 0)).map(([seller]) => seller);
       const { rows } = await db.query<DeliveryRow>(
@@ -107,7 +107,7 @@ export function notificationRepository(db: Queryable) {
             LIMIT $3)
          UPDATE notification_deliveries d SET locked_until = $2 FROM chosen WHERE d.delivery_id = chosen.delivery_id
          RETURNING d.*`,
-        [now, new Date(now.getTime() + leaseMs), limit, perSeller, full, CANDIDATE_SELLERS, [...running.keys()], [...running.values()], Math.max(0, sharedLimit), [...served.keys()], [...served.values()]],
+        [now, new Date(now.getTime() + leaseMs), limit, perSeller, full, CANDIDATE_SELLERS, [...running.keys()], [...running.values()], Math.max(0, sharedLimit), served.map(([seller]) => seller), served.map(([, at]) => at)],
       );
       return rows.map(delivery);
     },
