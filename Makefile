@@ -104,14 +104,15 @@ server/dist/main.js: $(SERVER_SOURCES) generated/.fresh | $(INSTALLED)
 
 # The server is measured on PGlite, and on PostgreSQL too: BENCH_DATABASE_URL, or (as root) a throwaway
 # cluster from .ci/postgres.sh. BENCH_DURATION, BENCH_REPS, BENCH_CONNECTIONS, BENCH_PIN=0: see bench/server.ts.
-bench: $(INSTALLED) build-server ## Measure the client's overhead, and the server against its anchors (autocannon); writes bench/RESULTS.md.
+bench: $(INSTALLED) build-server ## Measure the client's overhead, the server against its anchors (autocannon) and the delivery claim; writes bench/RESULTS.md.
 	$(BIN)/tsx bench/client.ts
 	$(BIN)/tsx bench/sandbox.ts
 	if [ -z "$${BENCH_DATABASE_URL:-}" ] && [ "$$(id -u)" = 0 ]; then \
 	  eval "$$(PG_TEST_PORT=$${BENCH_PG_PORT:-54339} bash .ci/postgres.sh start)"; \
 	  trap 'bash .ci/postgres.sh stop "$$PG_TEST_DATA"' EXIT; \
-	  BENCH_DATABASE_URL="$$DATABASE_URL" $(BIN)/tsx bench/server.ts; \
-	else $(BIN)/tsx bench/server.ts; fi
+	  BENCH_DATABASE_URL="$$DATABASE_URL" $(BIN)/tsx bench/server.ts && \
+	  BENCH_DATABASE_URL="$$DATABASE_URL" $(BIN)/tsx bench/delivery-claim.ts; \
+	else $(BIN)/tsx bench/server.ts && $(BIN)/tsx bench/delivery-claim.ts; fi
 
 .PHONY: fuzz
 FUZZ_RUNS ?= 300

@@ -33,6 +33,12 @@ const delivery = (row: DeliveryRow): DeliveryRow => ({ ...row, payload: jsonb(ro
 
 /** How many sellers with due deliveries one claim looks at (those whose oldest due delivery is oldest). */
 const CANDIDATE_SELLERS = 64;
+/**
+ * Up to how many sellers with pending deliveries a claim finds one by one through the index (cheap
+ * behind one seller's backlog of thousands); past that, it groups every due row (cheaper than a
+ * descent per seller when many sellers have some).
+ */
+export const SKIPPED_SELLERS = 128;
 
 /** How `claimDue` shares the leases between sellers. */
 export interface ClaimFairness {
@@ -65,8 +71,14 @@ export function notificationRepository(db: Queryable) {
      * first (then oldest due delivery first), the oldest `perSeller` due rows of each are locked with
      * `FOR UPDATE SKIP LOCKED` (so one seller's backlog cannot fill the window, and concurrent workers,
      * other instances on one PostgreSQL, never wait on each other nor lease one row twice); every
-     * seller's first row is chosen before any seller's second, and so on, in the same turn order. The lease keeps others off while the HTTP call runs outside the
-     * transaction, and expires if this worker dies mid-attempt.
+     * seller's first row is chosen before any seller's second, and so on, in the same turn order. The
+     * lease keeps others off while the HTTP call runs outside the transaction, and expires if this
+     * worker dies mid-attempt.
+     *
+     * What a pass costs (bench/delivery-claim.ts): with nothing due, one probe of the due index and no
+     * claim. Otherwise the sellers with due deliveries are found one by one through the (seller_id,
+     * next_attempt_at) index, one descent per seller with pending deliveries whatever its backlog (a
+     * skip scan), while there are at most SKIPPED_SELLERS of them; past that, by grouping every due row.
      */
     async claimDue(now: Date, leaseMs: number, limit: number, fairness: Partial<ClaimFairness> = {}): Promise<DeliveryRow[]> {
       const perSeller = fairness.perSeller ?? limit;
@@ -75,15 +87,35 @@ export function notificationRepository(db: Queryable) {
       const served = [...(fairness.served ?? [])];
       // Sellers that can take nothing more: those at perSeller, and every busy one once the shared room is gone.
       const full = [...running].filter(([, n]) => n >= perSeller || (sharedLimit <= 0 && n > 0)).map(([seller]) => seller);
+      const { rows: anyDue } = await db.query(
+        `SELECT 1 FROM notification_deliveries WHERE status = 'pending' AND next_attempt_at <= $1 AND (locked_until IS NULL OR locked_until <= $1)
+          ORDER BY next_attempt_at LIMIT 1`,
+        [now],
+      );
+      if (!anyDue.length) return [];
       const { rows } = await db.query<DeliveryRow>(
-        `WITH due_sellers AS (
-           SELECT g.seller_id, coalesce(v.served, 0) AS served FROM (
-             SELECT seller_id, min(next_attempt_at) AS oldest FROM notification_deliveries
-              WHERE status = 'pending' AND next_attempt_at <= $1 AND (locked_until IS NULL OR locked_until <= $1)
-                AND seller_id <> ALL($5::uuid[])
-              GROUP BY seller_id) g
-           LEFT JOIN unnest($10::uuid[], $11::float8[]) AS v(seller_id, served) ON v.seller_id = g.seller_id
-            ORDER BY coalesce(v.served, 0), g.oldest
+        `WITH RECURSIVE pending_sellers(seller_id, n) AS (
+           (SELECT seller_id, 1 FROM notification_deliveries WHERE status = 'pending' ORDER BY seller_id, next_attempt_at LIMIT 1)
+           UNION ALL
+           SELECT (SELECT d.seller_id FROM notification_deliveries d
+                    WHERE d.status = 'pending' AND d.seller_id > p.seller_id ORDER BY d.seller_id, d.next_attempt_at LIMIT 1), p.n + 1
+             FROM pending_sellers p WHERE p.seller_id IS NOT NULL AND p.n <= $12),
+         many AS (SELECT count(seller_id) > $12 AS yes FROM pending_sellers),
+         due AS (
+           SELECT p.seller_id, o.oldest FROM pending_sellers p CROSS JOIN LATERAL (
+             SELECT d.next_attempt_at AS oldest FROM notification_deliveries d
+              WHERE d.seller_id = p.seller_id AND d.status = 'pending' AND d.next_attempt_at <= $1 AND (d.locked_until IS NULL OR d.locked_until <= $1)
+              ORDER BY d.next_attempt_at LIMIT 1) o
+            WHERE p.seller_id IS NOT NULL AND NOT (SELECT yes FROM many)
+           UNION ALL
+           SELECT seller_id, min(next_attempt_at) FROM notification_deliveries
+            WHERE status = 'pending' AND next_attempt_at <= $1 AND (locked_until IS NULL OR locked_until <= $1) AND (SELECT yes FROM many)
+            GROUP BY seller_id),
+         due_sellers AS (
+           SELECT due.seller_id, coalesce(v.served, 0) AS served FROM due
+           LEFT JOIN unnest($10::uuid[], $11::float8[]) AS v(seller_id, served) ON v.seller_id = due.seller_id
+            WHERE due.seller_id <> ALL($5::uuid[])
+            ORDER BY coalesce(v.served, 0), due.oldest
             LIMIT $6),
          free AS (
            SELECT f.*, s.served FROM due_sellers s CROSS JOIN LATERAL (
@@ -107,7 +139,7 @@ export function notificationRepository(db: Queryable) {
             LIMIT $3)
          UPDATE notification_deliveries d SET locked_until = $2 FROM chosen WHERE d.delivery_id = chosen.delivery_id
          RETURNING d.*`,
-        [now, new Date(now.getTime() + leaseMs), limit, perSeller, full, CANDIDATE_SELLERS, [...running.keys()], [...running.values()], Math.max(0, sharedLimit), served.map(([seller]) => seller), served.map(([, at]) => at)],
+        [now, new Date(now.getTime() + leaseMs), limit, perSeller, full, CANDIDATE_SELLERS, [...running.keys()], [...running.values()], Math.max(0, sharedLimit), served.map(([seller]) => seller), served.map(([, at]) => at), SKIPPED_SELLERS],
       );
       return rows.map(delivery);
     },

@@ -9,7 +9,7 @@ import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from
 import { createLogger } from '../../server/http/logging.ts';
 import { createDeliveryWorker, MAX_IN_FLIGHT, PER_SELLER_IN_FLIGHT, RESERVED_FOR_IDLE_SELLERS, type NotificationTarget } from '../../server/notifications/delivery.ts';
 import { enqueueCheckoutNotification } from '../../server/notifications/outbox.ts';
-import { notificationRepository } from '../../server/notifications/repository.ts';
+import { notificationRepository, SKIPPED_SELLERS } from '../../server/notifications/repository.ts';
 import { CONTRACT_RETRY_POLICY, delayAfterAttempt, type RetryPolicy } from '../../server/notifications/retry-policy.ts';
 import { DEMO_SELLER_ID, ensureDemoSeller } from '../../server/sandbox/demo-seller.ts';
 import type { Store } from '../../server/store/store.ts';
@@ -73,6 +73,28 @@ for (const kind of STORE_KINDS) {
       clock = new Date('2026-11-22T12:00:00Z');
       await store.query('DELETE FROM notification_deliveries');
     });
+
+    /** The ids of `count` copies of the demo seller, in the order of their ids (created once, kept across tests). */
+    async function copiesOfDemoSeller(count: number): Promise<string[]> {
+      const ids = Array.from({ length: count }, (_, i) => `5d3c0b6e-8f1a-4c2d-9e7b-${String(i).padStart(12, '0')}`);
+      await store.query(
+        `INSERT INTO sellers (seller_id, merchant_id, seller_code, trade_name, email, country, currencies, services, payments, tenant)
+         SELECT id, merchant_id, 'slow-' || (i - 1), 'Slow shop', email, country, currencies, services, payments, tenant
+           FROM sellers, unnest($1::uuid[]) WITH ORDINALITY AS u(id, i) WHERE seller_id = $2
+         ON CONFLICT (seller_id) DO NOTHING`,
+        [ids, DEMO_SELLER_ID],
+      );
+      return ids;
+    }
+
+    /** Pending deliveries of `sellers`, the i-th due at `at(i)`. */
+    const pendingAt = (sellers: string[], at: (i: number) => Date) =>
+      store.query(
+        `INSERT INTO notification_deliveries (delivery_id, seller_id, event, mode, payload, next_attempt_at, created_at)
+         SELECT gen_random_uuid(), seller, 'checkout-notification', 'instant', $3, due, $4 FROM unnest($1::uuid[], $2::timestamptz[]) AS u(seller, due)`,
+        [sellers, sellers.map((_, i) => at(i)), JSON.stringify(PAYLOAD), clock],
+      );
+    const leasedSellers = (rows: Array<{ seller_id: string }>) => rows.map((r) => r.seller_id).sort();
 
     const enqueue = () => store.transaction((tx) => enqueueCheckoutNotification(tx, DEMO_SELLER_ID, PAYLOAD, clock));
     const stored = (id: string) => notificationRepository(store).find(DEMO_SELLER_ID, id);
@@ -199,15 +221,7 @@ for (const kind of STORE_KINDS) {
 
       /** `count` sellers (copies of the demo seller) whose endpoints never answer, each with `due` notifications due before anything else. */
       async function hangingSellers(count: number, due: number) {
-        const ids = Array.from({ length: count }, (_, i) => `5d3c0b6e-8f1a-4c2d-9e7b-${String(i).padStart(12, '0')}`);
-        for (const [i, id] of ids.entries()) {
-          await store.query(
-            `INSERT INTO sellers (seller_id, merchant_id, seller_code, trade_name, email, country, currencies, services, payments, tenant)
-             SELECT $1, merchant_id, $3, 'Slow shop', email, country, currencies, services, payments, tenant FROM sellers WHERE seller_id = $2
-             ON CONFLICT (seller_id) DO NOTHING`,
-            [id, DEMO_SELLER_ID, `slow-${i}`],
-          );
-        }
+        const ids = await copiesOfDemoSeller(count);
         const slow = await merchant(Array(count * due).fill('hang'));
         await store.transaction(async (tx) => {
           for (let n = 0; n < due; n++) for (const id of ids) await enqueueCheckoutNotification(tx, id, PAYLOAD, new Date(clock.getTime() - 60_000 + n));
@@ -414,6 +428,32 @@ for (const kind of STORE_KINDS) {
         const delivered = await store.query<{ n: number }>(`SELECT count(*)::int AS n FROM notification_deliveries WHERE status = 'delivered' AND attempts = 1`);
         expect(delivered.rows[0]!.n).toBe(10);
       });
+    });
+
+    it('finds the sellers with a delivery due one by one, past sellers whose pending deliveries are not due yet or leased', async () => {
+      // A hundred sellers with retries due in an hour, one whose due delivery is leased, and the demo
+      // seller served last: the sellers with pending deliveries are found through the index.
+      const sellers = await copiesOfDemoSeller(SKIPPED_SELLERS - 27);
+      await pendingAt(sellers.slice(1), () => new Date(clock.getTime() + 3_600_000));
+      await pendingAt(sellers.slice(0, 1), () => new Date(clock.getTime() - 1_000));
+      const repo = notificationRepository(store);
+      expect(leasedSellers(await repo.claimDue(clock, 10_000, 32))).toEqual([sellers[0]]);
+      const id = await enqueue();
+      const leased = await repo.claimDue(clock, 10_000, 32, { perSeller: 8, served: [[DEMO_SELLER_ID, Date.now()]] });
+      expect(leased.map((r) => r.delivery_id)).toEqual([id]);
+      expect(await repo.claimDue(clock, 10_000, 32)).toEqual([]);
+    });
+
+    it('takes turns between more sellers than it finds one by one: the least recently served first, then the oldest due', async () => {
+      // More sellers with a delivery due than SKIPPED_SELLERS, each one due; the later ids are due
+      // earlier. The hundred first were served lately: the 32 oldest-due of the others are leased,
+      // eleven of them beyond the SKIPPED_SELLERS first ids.
+      const sellers = await copiesOfDemoSeller(SKIPPED_SELLERS + 12);
+      await pendingAt(sellers, (i) => new Date(clock.getTime() - 60_000 - i * 1_000));
+      const served = sellers.slice(0, 100).map((seller, i) => [seller, 1_000 + i] as const);
+      const leased = await notificationRepository(store).claimDue(clock, 10_000, 32, { perSeller: 8, served });
+      expect(leasedSellers(leased)).toEqual(sellers.slice(-32));
+      expect(leased.every((r) => r.locked_until?.getTime() === clock.getTime() + 10_000)).toBe(true);
     });
 
     it('records a failed attempt and retries when the seller has no notification URL', async () => {
