@@ -1,10 +1,11 @@
 // A ready receiver for the checkout notification: verify, hand over to the merchant's handler, and
 // answer 200 only once the handler has finished, because a 200 ends the platform's delivery (any
 // other answer is retried, up to 10 attempts; see the webhook's retry policy in the contract).
-// Typed on Node's http objects, so it mounts in Express 4 or 5 (`app.post('/', receiver)`) and in a
-// bare `http.createServer(receiver)` alike, without Express types in the package's declarations; and
-// as a Fetch API handler (`Request` → `Response`) for Next.js route handlers, Hono and the like.
-import type { IncomingMessage, ServerResponse } from 'node:http';
+// Typed on what it uses of Node's http objects (NotificationRequest, NotificationResponse), so it mounts
+// in Express 4 or 5 (`app.post('/', receiver)`) and in a bare `http.createServer(receiver)` alike,
+// with neither Express's nor Node's types in the package's declarations (a browser project
+// type-checks them without @types/node); and as a Fetch API handler (`Request` → `Response`) for
+// Next.js route handlers, Hono and the like.
 import { concatBytes, utf8 } from '../encoding.ts';
 import {
   isCheckoutNotificationError,
@@ -26,8 +27,25 @@ export interface CheckoutNotificationReceiverOptions {
   limitBytes?: number | undefined;
 }
 
-/** Node's request, with the `body` a JSON or raw body parser may have set before the receiver. */
-export type NotificationRequest = IncomingMessage & { body?: unknown };
+/**
+ * What the receiver reads of Node's request (`http.IncomingMessage`, Express's `Request`), with the
+ * `body` a JSON or raw body parser may have set before it.
+ */
+export interface NotificationRequest extends AsyncIterable<unknown> {
+  method?: string | undefined;
+  headers: HeaderBag;
+  /** True once a body parser has read the stream: `body` is then what it made of it. */
+  readableEnded: boolean;
+  body?: unknown;
+}
+
+/** What the receiver uses of Node's response (`http.ServerResponse`, Express's `Response`). */
+export interface NotificationResponse {
+  readonly headersSent: boolean;
+  statusCode: number;
+  setHeader(name: string, value: string): unknown;
+  end(body?: string): unknown;
+}
 
 class BodyTooLarge extends Error {}
 
@@ -45,7 +63,7 @@ async function readBody(req: NotificationRequest, limitBytes: number): Promise<u
   return concatBytes(chunks, size);
 }
 
-function answer(res: ServerResponse, status: number, body?: object, headers: Record<string, string> = {}): void {
+function answer(res: NotificationResponse, status: number, body?: object, headers: Record<string, string> = {}): void {
   if (res.headersSent) return;
   res.statusCode = status;
   for (const [name, value] of Object.entries(headers)) res.setHeader(name, value);
@@ -99,7 +117,7 @@ async function receive(
 /** For Express 4 or 5 (`app.post(path, receiver)`) and `http.createServer(receiver)`. */
 export function checkoutNotificationReceiver(
   options: CheckoutNotificationReceiverOptions,
-): (req: NotificationRequest, res: ServerResponse, next?: (error?: unknown) => void) => Promise<void> {
+): (req: NotificationRequest, res: NotificationResponse, next?: (error?: unknown) => void) => Promise<void> {
   const limitBytes = options.limitBytes ?? 1024 * 1024;
   return async (req, res, next) => {
     let outcome: Answer;

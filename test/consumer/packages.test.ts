@@ -7,7 +7,7 @@
 //   published declarations and run against the Prism mock of the published bundle, a merchant's
 //   integration test on startSandbox, and the `payment-platform-sandbox` command.
 import { execFile } from 'node:child_process';
-import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
@@ -114,6 +114,27 @@ describe('a client-only install', () => {
     expect(packages).toBeLessThanOrEqual(10);
     expect(bytes).toBeLessThanOrEqual(6 * 1024 * 1024);
   });
+
+  it("type-checks in a browser project: the DOM's types, no Node types, skipLibCheck off", async () => {
+    // Before Node's types are installed (the next test adds them): the declarations must not need them.
+    expect(existsSync(join(dir, 'node_modules/@types/node'))).toBe(false);
+    writeFileSync(
+      join(dir, 'browser.ts'),
+      [
+        "import { createPlatformClient, checkoutNotificationHandler, checkoutNotificationReceiver } from '@payment-platform/client';",
+        "import { formatMoney } from '@payment-platform/client/money';",
+        "const client = createPlatformClient({ baseUrl: 'https://sandbox.example', clientId: 'a', clientSecret: 'b' });",
+        "// @ts-expect-error: no such operation in the contract (unused if the types were lost to any)",
+        "void client.GET('/no/such/path');",
+        "const handler: (request: Request) => Promise<Response> = checkoutNotificationHandler({ credentials: { user: 'u', password: 'p' }, onNotification: () => {} });",
+        "export const used = [handler, checkoutNotificationReceiver, formatMoney];",
+      ].join('\n'),
+    );
+    const options = { target: 'es2022', lib: ['es2022', 'dom'], module: 'esnext', moduleResolution: 'bundler', strict: true, noEmit: true, skipLibCheck: false, types: [] };
+    writeFileSync(join(dir, 'tsconfig.json'), JSON.stringify({ compilerOptions: options, include: ['browser.ts'] }));
+    const checked = await run(bin('tsc'), ['-p', '.'], { cwd: dir, env }).catch((error: { stdout: string }) => ({ stdout: error.stdout, failed: true }));
+    expect(checked).not.toHaveProperty('failed');
+  }, 60_000);
 
   it('is required from a CommonJS program, type-checked with module nodenext', async () => {
     // After the footprint was measured: a TypeScript consumer adds Node's types (`types: ["node"]`).
