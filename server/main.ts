@@ -58,6 +58,9 @@ function environmentOf(argv: string[], env: NodeJS.ProcessEnv): NodeJS.ProcessEn
   return { ...env, ...set('PORT', values.port), ...set('HOST', values.host), ...set('DATA_DIR', values['data-dir']), ...set('DATABASE_URL', values['database-url']) };
 }
 
+/** TRUST_PROXY as the banner says it. */
+const proxiesOf = (trusted: number | string[]) => (typeof trusted === 'number' ? `the ${trusted} nearest hop${trusted === 1 ? '' : 's'}, whoever connects` : trusted.join(', '));
+
 function banner(url: string, config: Config): string {
   // Documented defaults are shown; a secret of one's own is not (stdout often ends up in CI logs).
   const { clientId } = config.demoClient;
@@ -71,6 +74,7 @@ function banner(url: string, config: Config): string {
     `  demo client:  ${clientId} / ${clientSecret}`,
     `  admin token:  ${admin}  (Authorization: Bearer ..., for /sandbox/v1)`,
     `  reference:    ${url}/docs`,
+    ...(config.trustProxy ? [`  proxies:      X-Forwarded-For believed from ${proxiesOf(config.trustProxy)} (TRUST_PROXY)`] : []),
     '',
     'Get an access token:',
     `  curl -s ${url}/authentication/oauth2/-core/access_token \\`,

@@ -3,7 +3,9 @@
 import { randomUUID } from 'node:crypto';
 import { unescape } from 'node:querystring';
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { Request } from 'express';
 import { pino, type DestinationStream, type Logger } from 'pino';
+import { callerIp } from './rate-limit.ts';
 
 /** Keys that never reach a log, at any depth up to MAX_DEPTH (card data sits deep in request bodies). */
 const SECRET_KEYS = ['security_code', 'card_number', 'expiry', 'number_token', 'client_secret', 'password', 'cryptogram', 'card.number'];
@@ -77,13 +79,17 @@ export function redactReferer(referer: string): string {
 }
 
 /**
- * pino's request serializer, with secret-named query parameters redacted from `url`, `query` and
+ * pino's request serializer, plus `callerAddress` when a trusted proxy named the caller (the address
+ * the limits count, rate-limit.ts), with secret-named query parameters redacted from `url`, `query` and
  * the `Referer` header (a page that sent its visitor here may carry a token in its own URL), and
  * the values of secret-named headers (`Proxy-Authorization`, `X-Api-Key`, `X-Auth-Token`, ...).
  */
 function serializeRequest(req: IncomingMessage) {
   const serialized = pino.stdSerializers.req(req) as ReturnType<typeof pino.stdSerializers.req> & { query?: Record<string, unknown> };
   serialized.url = redactUrl(serialized.url);
+  // Behind a trusted proxy (TRUST_PROXY), the address the limits count: the connection's is the proxy's.
+  const caller = callerIp(req as Request);
+  if (caller !== serialized.remoteAddress) (serialized as typeof serialized & { callerAddress?: string }).callerAddress = caller;
   // A copy: the serializer hands back the request's own headers object.
   serialized.headers = Object.fromEntries(
     Object.entries(serialized.headers ?? {}).map(([name, value]) => [

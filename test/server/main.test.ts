@@ -57,6 +57,7 @@ describe('server/main.ts', () => {
     expect(out).toContain(`listening on ${url}`);
     expect(out).toContain('demo-seller-client / demo-seller-secret');
     expect(out).toContain(`curl -s ${url}/authentication/oauth2/-core/access_token`);
+    expect(out).not.toContain('X-Forwarded-For'); // TRUST_PROXY unset: no proxy is believed
   });
 
   it('issues a token to the demo client it seeded', async () => {
@@ -96,7 +97,7 @@ describe('server/main.ts on an address beyond this machine', () => {
       cwd: ROOT,
       env: {
         PORT: '0', HOST: '127.0.0.1', DATA_DIR: 'memory://', API_SPEC: AUTH_BUNDLE, LOG_LEVEL: 'warn', DATABASE_URL: '',
-        SANDBOX_DEMO_CLIENT_SECRET: 'Sup3r-Secret-Demo-Value', SANDBOX_ADMIN_TOKEN: '0123456789abcdef-admin',
+        SANDBOX_DEMO_CLIENT_SECRET: 'Sup3r-Secret-Demo-Value', SANDBOX_ADMIN_TOKEN: '0123456789abcdef-admin', TRUST_PROXY: 'loopback, 10.1.0.0/16',
       },
     });
     try {
@@ -107,6 +108,7 @@ describe('server/main.ts on an address beyond this machine', () => {
       expect(out).toContain('admin token:  (the value of SANDBOX_ADMIN_TOKEN)');
       expect(out).not.toContain('Sup3r-Secret-Demo-Value');
       expect(out).not.toContain('0123456789abcdef-admin');
+      expect(out).toContain('  proxies:      X-Forwarded-For believed from loopback, 10.1.0.0/16 (TRUST_PROXY)\n');
     } finally {
       await own.stop();
     }

@@ -124,6 +124,9 @@ describe('failed attempts on the token endpoints', () => {
       for (let i = 0; i < LIMIT; i++) expect((await via('127.0.0.1', '203.0.113.7', `guess-${i}`)).status).toBe(401);
       expect((await via('127.0.0.1', '203.0.113.7', DEMO.clientSecret)).status).toBe(429);
       expect((await via('127.0.0.1', '198.51.100.9', DEMO.clientSecret)).status).toBe(200);
+      // The request log names the address counted beside the connection's (the proxy's).
+      const logged = behindProxy.logs.lines.filter((l) => l.res?.statusCode === 429).map((l) => [l.req.remoteAddress, l.req.callerAddress]);
+      expect(logged).toEqual([['127.0.0.1', '203.0.113.7']]);
       // What the proxy forwards is counted only when it is an address: else the proxy's own address counts
       // (`unknown`, `ip:port` or a long text would each be a new key, of any length).
       for (const junk of ['unknown', '192.0.2.1:5678', 'z'.repeat(10_000)]) {
@@ -133,6 +136,8 @@ describe('failed attempts on the token endpoints', () => {
       // Not through the proxy: a caller's own X-Forwarded-For is not believed, its address counts.
       for (let i = 0; i < LIMIT; i++) expect((await via('127.0.0.3', `198.51.100.${i + 20}`, `spoof-${i}`)).status).toBe(401);
       expect((await via('127.0.0.3', '198.51.100.99', DEMO.clientSecret)).status).toBe(429);
+      const spoofed = behindProxy.logs.lines.at(-1)?.req;
+      expect([spoofed?.remoteAddress, spoofed?.headers['x-forwarded-for'], spoofed?.callerAddress]).toEqual(['127.0.0.3', '198.51.100.99', undefined]);
     } finally {
       await behindProxy.close();
     }
