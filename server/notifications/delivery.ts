@@ -13,7 +13,8 @@
 // first, every seller's first attempt before any seller's second; a pass looks at a few due
 // deliveries of each seller, never at a window of the oldest due rows one seller's backlog could
 // fill (repository.ts). So a seller with a delivery due waits for at most about one turn of the
-// sellers that have some due, whatever their backlogs.
+// sellers that have some due, whatever their backlogs. A pass runs every poll interval, and soon
+// after a delivery of this process becomes due (a payment's notification committed, a redelivery).
 import { once } from 'node:events';
 import http from 'node:http';
 import https from 'node:https';
@@ -230,11 +231,18 @@ export function createDeliveryWorker(options: DeliveryWorkerOptions) {
   const tick = async () => (await startDue()).length;
 
   const poller = createPoller(tick, { intervalMs: options.pollIntervalMs ?? 500, logger, name: 'notification delivery' });
+  let stopListening: (() => void) | undefined;
   return {
     runOnce,
-    start: poller.start,
+    /** Passes every poll interval, and soon after a delivery of this process becomes due (Store.onAnnounced). */
+    start() {
+      stopListening ??= store.onAnnounced?.('notification-due', poller.wake);
+      poller.start();
+    },
     /** No new attempt; the attempts running are recorded before this resolves. */
     async stop() {
+      stopListening?.();
+      stopListening = undefined;
       await poller.stop();
       await Promise.all(running);
       // The connections kept alive go too: a stopped worker holds nothing open.

@@ -60,6 +60,7 @@ export function notificationRepository(db: Queryable) {
          VALUES ($1, $2, $3, $4, $5, $6, $6)`,
         [row.deliveryId, row.sellerId, row.event, row.mode, JSON.stringify(row.payload), row.now],
       );
+      db.announce?.('notification-due'); // the worker need not wait for its next pass
     },
 
     /**
@@ -183,6 +184,7 @@ export function notificationRepository(db: Queryable) {
             WHERE delivery_id = $1`,
           [deliveryId, number, then.status, then.status === 'pending' ? then.at : null, then.status === 'delivered' ? now : null],
         );
+        if (row.redelivery_requested) db.announce?.('notification-due');
       }
       return number;
     },
@@ -201,6 +203,7 @@ export function notificationRepository(db: Queryable) {
           WHERE delivery_id = $1 AND seller_id = $2`,
         [deliveryId, sellerId, now],
       );
+      if (rowCount === 1) db.announce?.('notification-due');
       return rowCount === 1;
     },
 

@@ -1,11 +1,12 @@
 // Opening the store: PostgreSQL when a URL is given, embedded PGlite otherwise, with the key that
 // seals secrets at rest. Apart from store.ts (the interface), so that the two drivers, which
 // implement that interface, and the factory, which imports them, form no import cycle.
+import { EventEmitter } from 'node:events';
 import { checkDataDirectory, isOnDisk, type MadePrivate } from './data-directory.ts';
 import { resolveEncryptionKey } from './encryption-key.ts';
 import { openPgliteWorkerStore, type PgliteWorkerOptions } from './pglite-worker-store.ts';
 import { sealedSecrets, type SealedSecrets } from './sealed-secrets.ts';
-import type { Store } from './store.ts';
+import type { Store, StoreTopic } from './store.ts';
 
 export interface StoreOptions {
   /** A PostgreSQL connection string; when set, PGlite is not used. */
@@ -48,10 +49,27 @@ export async function openStore(options: StoreOptions): Promise<Store> {
         onMadePrivate: options.onMadePrivate,
         onWaitingForLock: options.onWaitingForLock,
       });
-  return withSealedSecrets(await store, atRest);
+  return withSecretsAndAnnouncements(await store, atRest);
 }
 
-function withSealedSecrets(store: Store, atRest: SealedSecrets): Store {
-  return { ...store, atRest, transaction: (fn) => store.transaction((tx) => fn({ ...tx, atRest })) };
+/** The store with its key for secrets at rest, and its announcements (Queryable.announce), on its transactions too. */
+function withSecretsAndAnnouncements(store: Store, atRest: SealedSecrets): Store {
+  const announcements = new EventEmitter();
+  const announce = (topic: StoreTopic) => void announcements.emit(topic);
+  return {
+    ...store,
+    atRest,
+    announce,
+    async transaction(fn) {
+      const announced = new Set<StoreTopic>();
+      const result = await store.transaction((tx) => fn({ ...tx, atRest, announce: (topic) => void announced.add(topic) }));
+      for (const topic of announced) announce(topic);
+      return result;
+    },
+    onAnnounced(topic, listener) {
+      announcements.on(topic, listener);
+      return () => void announcements.off(topic, listener);
+    },
+  };
 }
 

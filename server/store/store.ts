@@ -16,12 +16,25 @@ export interface Queryable {
   exec(sql: string): Promise<void>;
   /** Seals and opens secrets kept at rest, under the store's key: set by openStore, on its transactions too. */
   readonly atRest?: SealedSecrets;
+  /**
+   * Tells the store's listeners (`Store.onAnnounced`) that `topic` happened: once the transaction
+   * commits, if this runs in one (never if it rolls back), at once otherwise. Set by openStore.
+   */
+  announce?(topic: StoreTopic): void;
 }
+
+/** What a store announces to the listeners of its process: a notification delivery became due. */
+export type StoreTopic = 'notification-due';
 
 export interface Store extends Queryable {
   readonly kind: 'pglite' | 'postgres';
   /** Runs `fn` in one transaction: committed when it resolves, rolled back when it throws. */
   transaction<R>(fn: (tx: Queryable) => Promise<R>): Promise<R>;
+  /**
+   * Calls `listener` when `topic` is announced through this store or its transactions, in this
+   * process only (another instance on the same PostgreSQL hears nothing); returns how to stop.
+   */
+  onAnnounced?(topic: StoreTopic, listener: () => void): () => void;
   close(): Promise<void>;
 }
 

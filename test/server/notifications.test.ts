@@ -398,6 +398,22 @@ for (const kind of STORE_KINDS) {
         }
       });
 
+      it('delivers a notification soon after its transaction commits, and a redelivery, not at the next poll', async () => {
+        endpoint = await merchant([200, 200]);
+        target = { url: endpoint.url, user: 'loja', password: 'senha' };
+        const running = createDeliveryWorker({ store, logger, policy: POLICY, now: () => clock, resolveTarget: async () => target, pollIntervalMs: 60_000 });
+        running.start();
+        try {
+          const id = await enqueue();
+          await expect.poll(async () => (await stored(id))?.status, { timeout: 5_000, interval: 20 }).toBe('delivered');
+          expect(await notificationRepository(store).redeliver(DEMO_SELLER_ID, id, clock)).toBe(true);
+          await expect.poll(async () => (await stored(id))?.attempts, { timeout: 5_000, interval: 20 }).toBe(2);
+          expect(endpoint.received).toHaveLength(2);
+        } finally {
+          await running.stop();
+        }
+      });
+
       it('takes a delivery back from a worker that died mid-attempt, once its lease expires', async () => {
         endpoint = await merchant([200]);
         target = { url: endpoint.url, user: 'loja', password: 'senha' };

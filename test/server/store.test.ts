@@ -151,6 +151,41 @@ function storeSuite(name: string, freshDatabase: () => Promise<Opener>) {
       }
     });
 
+    it('announces what a transaction announced once it has committed, once per topic, and nothing when it rolls back', async () => {
+      const store = await open();
+      try {
+        await store.exec('CREATE TABLE outbox (id int PRIMARY KEY)');
+        const heard: string[] = [];
+        const stop = store.onAnnounced!('notification-due', async () => {
+          // A listener sees the transaction's rows: it is told after the commit.
+          const { rows } = await store.query<{ n: number }>('SELECT count(*)::int AS n FROM outbox');
+          heard.push(`rows ${rows[0]!.n}`);
+        });
+        await store.transaction(async (tx) => {
+          await tx.query('INSERT INTO outbox VALUES (1)');
+          tx.announce!('notification-due');
+          tx.announce!('notification-due');
+          expect(heard).toEqual([]); // not while the transaction is open
+        });
+        await expect.poll(() => heard).toEqual(['rows 1']);
+        await expect(
+          store.transaction(async (tx) => {
+            await tx.query('INSERT INTO outbox VALUES (2)');
+            tx.announce!('notification-due');
+            throw new Error('rolled back');
+          }),
+        ).rejects.toThrow('rolled back');
+        store.announce!('notification-due'); // outside a transaction: at once
+        await expect.poll(() => heard).toEqual(['rows 1', 'rows 1']);
+        stop();
+        store.announce!('notification-due');
+        await new Promise((resolve) => setTimeout(resolve, 50));
+        expect(heard).toHaveLength(2);
+      } finally {
+        await store.close();
+      }
+    });
+
     it('keeps one active signing key when two instances start at once', async () => {
       const [a, b] = [await open(), await open()];
       try {

@@ -1,0 +1,95 @@
+// The background loop (server/workers/poller.ts): a pass every interval, never two at once, and a
+// pass asked early by `wake` (a notification just became due), never closer than MIN_GAP_MS to the
+// last one however often woken.
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { createLogger } from '../../server/http/logging.ts';
+import { createPoller, MIN_GAP_MS } from '../../server/workers/poller.ts';
+import { CapturedLogs } from './support/server.ts';
+
+describe('poller', () => {
+  beforeEach(() => void vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'performance'] }));
+  afterEach(() => void vi.useRealTimers());
+
+  /** A poller of 1 s whose passes are counted; `hold` makes the next pass wait until released. */
+  function counted() {
+    const state = { passes: 0, running: 0, most: 0, release: undefined as (() => void) | undefined, hold: false };
+    const poller = createPoller(
+      async () => {
+        state.passes++;
+        state.most = Math.max(state.most, ++state.running);
+        if (state.hold) await new Promise<void>((resolve) => (state.release = resolve));
+        state.running--;
+        return 0;
+      },
+      { intervalMs: 1_000, logger: createLogger('silent', new CapturedLogs()), name: 'test' },
+    );
+    return { poller, state };
+  }
+
+  it('passes every interval, and at once when woken', async () => {
+    const { poller, state } = counted();
+    poller.start();
+    await vi.advanceTimersByTimeAsync(999);
+    expect(state.passes).toBe(0);
+    await vi.advanceTimersByTimeAsync(1);
+    expect(state.passes).toBe(1);
+    await vi.advanceTimersByTimeAsync(500);
+    poller.wake();
+    await vi.advanceTimersByTimeAsync(0);
+    expect(state.passes).toBe(2);
+    // The interval starts again from the woken pass.
+    await vi.advanceTimersByTimeAsync(999);
+    expect(state.passes).toBe(2);
+    await vi.advanceTimersByTimeAsync(1);
+    expect(state.passes).toBe(3);
+    await poller.stop();
+  });
+
+  it('makes one pass of many wakes, MIN_GAP_MS after the last pass at the soonest', async () => {
+    const { poller, state } = counted();
+    poller.start();
+    poller.wake();
+    await vi.advanceTimersByTimeAsync(0);
+    expect(state.passes).toBe(1);
+    for (let i = 0; i < 10; i++) poller.wake();
+    await vi.advanceTimersByTimeAsync(MIN_GAP_MS - 1);
+    expect(state.passes).toBe(1);
+    await vi.advanceTimersByTimeAsync(1);
+    expect(state.passes).toBe(2);
+    await vi.advanceTimersByTimeAsync(MIN_GAP_MS * 4);
+    expect(state.passes).toBe(2); // no wake since: the next pass is the interval's
+    await poller.stop();
+  });
+
+  it('runs the pass a wake asked during a pass after it, never two at once', async () => {
+    const { poller, state } = counted();
+    poller.start();
+    state.hold = true;
+    poller.wake();
+    await vi.advanceTimersByTimeAsync(0);
+    expect(state.running).toBe(1);
+    poller.wake();
+    await vi.advanceTimersByTimeAsync(5_000);
+    expect(state.passes).toBe(1); // still held: no second pass beside it
+    state.hold = false;
+    state.release!();
+    await vi.advanceTimersByTimeAsync(MIN_GAP_MS - 1);
+    expect(state.passes).toBe(1);
+    await vi.advanceTimersByTimeAsync(1);
+    expect(state.passes).toBe(2);
+    expect(state.most).toBe(1);
+    await poller.stop();
+  });
+
+  it('does nothing when woken before its start or after its stop', async () => {
+    const { poller, state } = counted();
+    poller.wake();
+    await vi.advanceTimersByTimeAsync(5_000);
+    expect(state.passes).toBe(0);
+    poller.start();
+    await poller.stop();
+    poller.wake();
+    await vi.advanceTimersByTimeAsync(5_000);
+    expect(state.passes).toBe(0);
+  });
+});
