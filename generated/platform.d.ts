@@ -3996,7 +3996,7 @@ export interface components {
          *
          *     **Package decision (failed attempts, against guessing secrets):** after 10 wrong secrets for one
          *     `client_id` from one address within one minute (counted from the first, on both token endpoint
-         *     forms, known and unknown client ids alike; an IPv6 address by its /56), every token request for
+         *     forms, known and unknown client ids alike; an IPv6 address by its /64), every token request for
          *     that `client_id` from that address answers 429 until the minute is over, the correct secret too,
          *     so that a guesser cannot tell when it is right; `Retry-After` says when the minute ends. Other
          *     client ids, and the same `client_id` from other addresses, are not affected by that count (a
@@ -4005,13 +4005,13 @@ export interface components {
          *     multiply the guesses: after 10 times as many wrong secrets for one `client_id` from every address
          *     together within the minute (a success does not clear this count), its token requests answer 429
          *     until the minute is over, from every address except those that got a token for that `client_id`
-         *     in the last 24 hours. The trade-off, on purpose: whoever knows a client id and sends wrong secrets
+         *     in the last 24 hours (the reference sandbox remembers the 16 latest of each client id). The trade-off, on purpose: whoever knows a client id and sends wrong secrets
          *     from 10 or more addresses can refuse its new tokens for a minute at a time to addresses that have
          *     not got one lately (a new machine, a changed address; tokens already issued keep working for their
          *     hour); so can a fleet whose instances keep sending an old secret. A client that is locked out keeps using the tokens it already has (they live an
          *     hour). The reference sandbox counts per server instance (10 by default). When too many secrets
          *     are being checked at once (a flood), a request that needs a check answers 429 with
-         *     `Retry-After: 1` at once; the requests waiting for a check take turns by caller address, so a
+         *     `Retry-After: 1` at once; the requests waiting for a check take turns by caller address (an IPv6 address by its /56), so a
          *     flood from a few addresses delays another address's request by about one check per flooding
          *     address, and when the line is full a request takes the place of the newest one of the address
          *     with the most waiting, or of a waiting address that had more checks in the last minute than its
@@ -4078,7 +4078,7 @@ export interface components {
          *
          *     **Package decision (failed attempts, against guessing secrets):** after 10 wrong secrets for one
          *     `client_id` from one address within one minute (counted from the first, on both token endpoint
-         *     forms, known and unknown client ids alike; an IPv6 address by its /56), every token request for
+         *     forms, known and unknown client ids alike; an IPv6 address by its /64), every token request for
          *     that `client_id` from that address answers 429 until the minute is over, the correct secret too,
          *     so that a guesser cannot tell when it is right; `Retry-After` says when the minute ends. Other
          *     client ids, and the same `client_id` from other addresses, are not affected by that count (a
@@ -4087,13 +4087,13 @@ export interface components {
          *     multiply the guesses: after 10 times as many wrong secrets for one `client_id` from every address
          *     together within the minute (a success does not clear this count), its token requests answer 429
          *     until the minute is over, from every address except those that got a token for that `client_id`
-         *     in the last 24 hours. The trade-off, on purpose: whoever knows a client id and sends wrong secrets
+         *     in the last 24 hours (the reference sandbox remembers the 16 latest of each client id). The trade-off, on purpose: whoever knows a client id and sends wrong secrets
          *     from 10 or more addresses can refuse its new tokens for a minute at a time to addresses that have
          *     not got one lately (a new machine, a changed address; tokens already issued keep working for their
          *     hour); so can a fleet whose instances keep sending an old secret. A client that is locked out keeps using the tokens it already has (they live an
          *     hour). The reference sandbox counts per server instance (10 by default). When too many secrets
          *     are being checked at once (a flood), a request that needs a check answers 429 with
-         *     `Retry-After: 1` at once; the requests waiting for a check take turns by caller address, so a
+         *     `Retry-After: 1` at once; the requests waiting for a check take turns by caller address (an IPv6 address by its /56), so a
          *     flood from a few addresses delays another address's request by about one check per flooding
          *     address, and when the line is full a request takes the place of the newest one of the address
          *     with the most waiting, or of a waiting address that had more checks in the last minute than its

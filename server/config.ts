@@ -86,6 +86,9 @@ const PROXY_NAMES = ['loopback', 'linklocal', 'uniquelocal'];
 /** The widest proxy ranges TRUST_PROXY takes (10.0.0.0/8 is the widest private IPv4 range). */
 const MIN_IPV4_PREFIX = 8;
 const MIN_IPV6_PREFIX = 32;
+/** The most IPv4 addresses TRUST_PROXY's ranges may cover together, and the most entries it may name. */
+const MAX_IPV4_COVERED = 2 * 2 ** 24;
+const MAX_PROXY_ENTRIES = 64;
 
 /**
  * TRUST_PROXY: unset (no proxy), a number of hops (1 to 10), or a comma-separated list of proxy
@@ -104,6 +107,7 @@ function trustProxy(value: string | undefined): false | number | string[] {
   }
   const entries = value.split(',').map((entry) => entry.trim()).filter(Boolean);
   if (entries.length === 0) throw new Error(`TRUST_PROXY names no proxy: ${JSON.stringify(value.slice(0, 64))}`);
+  let ipv4Covered = 0;
   for (const entry of entries) {
     const [address, prefix, ...rest] = entry.split('/');
     const family = isIP(address ?? '');
@@ -112,13 +116,29 @@ function trustProxy(value: string | undefined): false | number | string[] {
       throw new Error(`TRUST_PROXY must be a number of hops or a list of addresses, CIDR ranges or ${PROXY_NAMES.join(', ')}; ${JSON.stringify(entry.slice(0, 64))} is none of them`);
     }
     // A range that holds much of the Internet trusts nearly any caller, as `true` would; IPv4-mapped
-    // IPv6 ranges are refused too (name an IPv4 proxy as IPv4).
+    // IPv6 ranges are refused too, however spelt (Express matches IPv4 callers against them: name an
+    // IPv4 proxy as IPv4), and so are IPv6 ranges that hold them.
     const wide = prefix !== undefined && Number(prefix) < (family === 6 ? MIN_IPV6_PREFIX : MIN_IPV4_PREFIX);
-    if (wide || (family === 6 && /^::ffff:/i.test(address!))) {
+    if (wide || (family === 6 && holdsIpv4Mapped(address!, prefix === undefined ? 128 : Number(prefix)))) {
       throw new Error(`TRUST_PROXY range ${JSON.stringify(entry)} is too wide or IPv4-mapped: name the proxies (IPv4 ranges of /${MIN_IPV4_PREFIX} or narrower, IPv6 of /${MIN_IPV6_PREFIX} or narrower)`);
     }
+    if (family === 4) ipv4Covered += 2 ** (32 - (prefix === undefined ? 32 : Number(prefix)));
+  }
+  // Many narrow ranges can trust as much as one wide range would (all 256 /8s: every IPv4 caller).
+  if (ipv4Covered > MAX_IPV4_COVERED || entries.length > MAX_PROXY_ENTRIES) {
+    throw new Error(`TRUST_PROXY names too many proxies (at most ${MAX_PROXY_ENTRIES} entries, covering at most two /8 ranges of IPv4 together): name the proxies`);
   }
   return entries;
+}
+
+const IPV4_MAPPED = new BlockList();
+IPV4_MAPPED.addSubnet('::ffff:0:0', 96, 'ipv6');
+
+/** Whether an IPv6 range starts inside ::ffff:0:0/96 (IPv4-mapped), or holds it. */
+function holdsIpv4Mapped(address: string, prefix: number): boolean {
+  const range = new BlockList();
+  range.addSubnet(address, prefix, 'ipv6');
+  return IPV4_MAPPED.check(address, 'ipv6') || range.check('::ffff:0:0', 'ipv6');
 }
 
 function count(name: string, value: string | undefined, fallback: number): number {

@@ -1,7 +1,7 @@
 // HTTP ↔ domain for the token endpoints, plus the reference-only JWKS and signing key rotation (the
 // sandbox admin token is checked before this router, as the contract's security says).
 import type { RequestHandler } from 'express';
-import { callerAddress } from '../http/rate-limit.ts';
+import { callerIp } from '../http/rate-limit.ts';
 import { typedRouter } from '../http/typed-router.ts';
 import type { IssuedAccessToken } from './access-tokens.ts';
 import type { SigningKeyRing } from './keys.ts';
@@ -23,10 +23,10 @@ const tokenBody = (issued: IssuedAccessToken) => ({
 export function authenticationRoutes(service: AuthenticationService, keys: SigningKeyRing) {
   const api = typedRouter()
     .post('/authentication/oauth2/-core/access_token', noStore, async (req, res) => {
-      res.json(tokenBody(await service.issueForBodyCredentials(req.body, callerAddress(req))));
+      res.json(tokenBody(await service.issueForBodyCredentials(req.body, callerIp(req))));
     })
     .post('/authentication/oauth2/access_token', noStore, async (req, res) => {
-      res.json(tokenBody(await service.issueForBasicCredentials(req.get('authorization'), callerAddress(req))));
+      res.json(tokenBody(await service.issueForBasicCredentials(req.get('authorization'), callerIp(req))));
     });
   // Reference-only (sandbox area): the public keys that verify access tokens, and their rotation.
   api.get('/sandbox/v1/jwks', async (_req, res) => {

@@ -3,6 +3,7 @@
 import { parseBasicCredentials } from '../http/basic-credentials.ts';
 import { LRUCache } from 'lru-cache';
 import { ApiError } from '../http/errors.ts';
+import { addressKey } from '../http/rate-limit.ts';
 import type { AccessTokens, IssuedAccessToken } from './access-tokens.ts';
 import type { AuthenticationRepository } from './repository.ts';
 import { GATEWAY_SCOPE, grantedScope } from './scope.ts';
@@ -30,11 +31,37 @@ export interface AuthenticationServiceOptions {
 
 /** How long an address that got a token for a client id stays spared by that client id's ceiling. */
 export const TRUSTED_ADDRESS_MS = 24 * 60 * 60 * 1000;
-/** Client id and address pairs remembered at once; past it, the least recently used go first. */
-export const MAX_TRUSTED_ADDRESSES = 100_000;
+/**
+ * Addresses remembered per client id (past it, its least recently trusted goes), and client ids at
+ * once (past it, the least recently used). Per client id, so that one client's tokens from ever new
+ * addresses push out its own, never another client's (an attacker review filled a shared list).
+ */
+export const MAX_TRUSTED_PER_CLIENT = 16;
+export const MAX_TRUSTED_CLIENTS = 10_000;
 
-export type TrustedAddresses = LRUCache<string, true>;
-export const trustedAddresses = (): TrustedAddresses => new LRUCache<string, true>({ max: MAX_TRUSTED_ADDRESSES, ttl: TRUSTED_ADDRESS_MS });
+/** The addresses that got a token for a client id lately. */
+export interface TrustedAddresses {
+  has(clientId: string, address: string): boolean;
+  add(clientId: string, address: string): void;
+}
+
+export function trustedAddresses(now: () => number = Date.now): TrustedAddresses {
+  // Per client id: address -> when it last got a token, oldest first.
+  const clients = new LRUCache<string, Map<string, number>>({ max: MAX_TRUSTED_CLIENTS, ttl: TRUSTED_ADDRESS_MS });
+  return {
+    has(clientId, address) {
+      const at = clients.get(clientId)?.get(address);
+      return at !== undefined && now() - at < TRUSTED_ADDRESS_MS;
+    },
+    add(clientId, address) {
+      const addresses = clients.get(clientId) ?? new Map<string, number>();
+      addresses.delete(address);
+      addresses.set(address, now());
+      if (addresses.size > MAX_TRUSTED_PER_CLIENT) addresses.delete(addresses.keys().next().value!);
+      clients.set(clientId, addresses); // its 24 hours start again
+    },
+  };
+}
 
 export function authenticationService(
   repository: AuthenticationRepository,
@@ -47,21 +74,24 @@ export function authenticationService(
     trusted = trustedAddresses(),
   }: AuthenticationServiceOptions = {},
 ) {
-  /** The two counts a guess goes to: its client id from its address, and its client id from anywhere. */
-  type Counted = { here: string; anywhere: string };
-  const assertAllowed = ({ here, anywhere }: Counted) => {
+  /**
+   * The two counts a guess goes to: its client id from its address (`here`: `address` is the
+   * caller's /64, so that a neighbour's network cannot lock it out), and its client id from anywhere.
+   */
+  type Counted = { here: string; anywhere: string; id: string; address: string };
+  const assertAllowed = ({ here, anywhere, id, address }: Counted) => {
     attempts.assertAllowed(here);
     // An address that got a token for this client id lately is its owner's: guesses from elsewhere
     // cannot lock it out (its own wrong secrets still count, here and in the ceiling).
-    if (!trusted.has(here)) clientAttempts.assertAllowed(anywhere);
+    if (!trusted.has(id, address)) clientAttempts.assertAllowed(anywhere);
   };
   /**
-   * scrypt in a bounded slot, in the caller address's turn (hashing-slots.ts). The throttle is checked again once the slot is
+   * scrypt in a bounded slot, in the turn of the caller's network (its /56, hashing-slots.ts). The throttle is checked again once the slot is
    * free, and a failure counted before the slot is handed on: guesses that waited in line while
    * their client id got throttled are refused unchecked, so no more than the limit are ever hashed.
    */
   const boundedVerifier =
-    (counted: Counted, address: string): SecretVerifier =>
+    (counted: Counted, network: string): SecretVerifier =>
     (secret, stored) =>
       slots.run(async () => {
         assertAllowed(counted);
@@ -71,7 +101,7 @@ export function authenticationService(
           clientAttempts.recordFailure(counted.anywhere);
         }
         return matches;
-      }, address);
+      }, network);
 
   /**
    * The API client when the secret matches. A throttled client id is refused first, whatever the
@@ -79,7 +109,7 @@ export function authenticationService(
    * (see verified-secrets.ts); a wrong secret, or an unknown client id (checked against the dummy
    * hash, never remembered), always costs one scrypt, so timing reveals nothing.
    */
-  async function authenticate(clientId: string, clientSecret: string, address: string) {
+  async function authenticate(clientId: string, clientSecret: string, ip: string) {
     // Counted per client id and caller's address: someone who knows a client id (they are not
     // secret) cannot lock its owner out from one or a few other addresses; and per client id from
     // anywhere, under a higher ceiling (ten times), so that many addresses do not multiply the
@@ -88,38 +118,39 @@ export function authenticationService(
     // last 24 hours (the contract says so). A client id is counted by its first 256 characters (the
     // Basic form does not bound it).
     const id = clientId.slice(0, 256);
-    const counted: Counted = { here: `${id}\n${address}`, anywhere: id };
+    const address = addressKey(ip, 64);
+    const counted: Counted = { here: `${id}\n${address}`, anywhere: id, id, address };
     assertAllowed(counted);
     const client = await repository.findApiClient(clientId);
     let matches: boolean;
     try {
-      matches = await secrets.verify(clientSecret, client?.secretHash ?? (await hashForUnknownClient()), boundedVerifier(counted, address));
+      matches = await secrets.verify(clientSecret, client?.secretHash ?? (await hashForUnknownClient()), boundedVerifier(counted, addressKey(ip)));
     } catch (error) {
       if (error instanceof HashingBusy) throw hashingBusy();
       throw error;
     }
     if (!client || !matches) return undefined; // the failure is counted (boundedVerifier)
     attempts.recordSuccess(counted.here); // the count from anywhere stays: the owner's success does not renew a guesser's budget
-    trusted.set(counted.here, true);
+    trusted.add(id, address);
     return client;
   }
 
   return {
     /** First form: credentials and scope in the form body. */
-    async issueForBodyCredentials(body: { client_id: string; client_secret: string; scope: string }, address: string): Promise<IssuedAccessToken> {
+    async issueForBodyCredentials(body: { client_id: string; client_secret: string; scope: string }, ip: string): Promise<IssuedAccessToken> {
       if (!grantedScope(body.scope)) {
         throw new ApiError(400, 'invalid_scope', `scope must be ${GATEWAY_SCOPE}`);
       }
-      const client = await authenticate(body.client_id, body.client_secret, address);
+      const client = await authenticate(body.client_id, body.client_secret, ip);
       if (!client) throw new ApiError(401, 'invalid_credentials', INVALID_CREDENTIALS);
       return tokens.issue(client);
     },
 
     /** Second form: credentials in a Basic header; the gateway scope is granted (package decision). */
-    async issueForBasicCredentials(authorization: string | undefined, address: string): Promise<IssuedAccessToken> {
+    async issueForBasicCredentials(authorization: string | undefined, ip: string): Promise<IssuedAccessToken> {
       const credentials = parseBasicCredentials(authorization);
       if (!credentials) throw new ApiError(401, 'invalid_client', 'Missing or malformed Basic credentials');
-      const client = await authenticate(credentials.clientId, credentials.clientSecret, address);
+      const client = await authenticate(credentials.clientId, credentials.clientSecret, ip);
       if (!client) throw new ApiError(401, 'invalid_client', INVALID_CREDENTIALS);
       return tokens.issue(client);
     },

@@ -5,7 +5,7 @@ import { unescape } from 'node:querystring';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Request } from 'express';
 import { pino, type DestinationStream, type Logger } from 'pino';
-import { callerIp } from './rate-limit.ts';
+import { callerIp, canonicalIp } from './rate-limit.ts';
 
 /** Keys that never reach a log, at any depth up to MAX_DEPTH (card data sits deep in request bodies). */
 const SECRET_KEYS = ['security_code', 'card_number', 'expiry', 'number_token', 'client_secret', 'password', 'cryptogram', 'card.number'];
@@ -89,7 +89,7 @@ function serializeRequest(req: IncomingMessage) {
   serialized.url = redactUrl(serialized.url);
   // Behind a trusted proxy (TRUST_PROXY), the address the limits count: the connection's is the proxy's.
   const caller = callerIp(req as Request);
-  if (caller !== serialized.remoteAddress) (serialized as typeof serialized & { callerAddress?: string }).callerAddress = caller;
+  if (caller !== canonicalIp(serialized.remoteAddress)) (serialized as typeof serialized & { callerAddress?: string }).callerAddress = caller;
   // A copy: the serializer hands back the request's own headers object.
   serialized.headers = Object.fromEntries(
     Object.entries(serialized.headers ?? {}).map(([name, value]) => [

@@ -5,7 +5,7 @@
 // one sent is refused (countingRefusals). The hosted pages are counted by address too, apart
 // (rateLimitPages). Counted per server instance, in memory.
 import type { NextFunction, Request, RequestHandler, Response } from 'express';
-import { isIP } from 'node:net';
+import { isIP, SocketAddress } from 'node:net';
 import { ipKeyGenerator, rateLimit } from 'express-rate-limit';
 import { ApiError } from './errors.ts';
 
@@ -38,14 +38,35 @@ function limiter({ limit, windowMs }: RateLimitConfig, identifier: string, key: 
 }
 
 /**
- * The caller's address: the connection's, or the one a trusted proxy's X-Forwarded-For names
- * (TRUST_PROXY), when that is an address at all; a proxy may forward `unknown`, `ip:port` or any
- * text, which would otherwise be a key of any length, a new one each time.
+ * An address in one spelling: IPv6 in its canonical form (lower case, zeros compressed), an
+ * IPv4-mapped IPv6 address as its IPv4 address. Undefined for what is not an address, and for an
+ * address with a zone id (`fe80::1%eth0`: a zone of any length would make the same address a new
+ * text each time).
  */
-export const callerIp = (req: Request): string => (req.ip !== undefined && isIP(req.ip) ? req.ip : (req.socket.remoteAddress ?? '0.0.0.0'));
+export function canonicalIp(value: string | undefined): string | undefined {
+  if (value === undefined || value.includes('%')) return undefined;
+  const family = isIP(value);
+  if (family === 4) return value;
+  if (family !== 6) return undefined;
+  const canonical = new SocketAddress({ address: value, family: 'ipv6' }).address;
+  return /^::ffff:(\d+\.\d+\.\d+\.\d+)$/.exec(canonical)?.[1] ?? canonical;
+}
 
-/** The caller's address as limits count it: an IPv6 address by its /56 (one customer's network), IPv4 whole. */
-export const callerAddress = (req: Request) => ipKeyGenerator(callerIp(req));
+/**
+ * The caller's address (canonicalIp): the connection's, or the one a trusted proxy's
+ * X-Forwarded-For names (TRUST_PROXY), when that is an address at all; a proxy may forward
+ * `unknown`, `ip:port` or any text, which would otherwise be a key of any length, a new one each time.
+ */
+export const callerIp = (req: Request): string => canonicalIp(req.ip) ?? canonicalIp(req.socket.remoteAddress) ?? '0.0.0.0';
+
+/**
+ * An address as a count's key: IPv4 whole, IPv6 by its first `bits` (56 by default: one customer's
+ * network; 64: one host's, for counts a neighbour's network must not fill).
+ */
+export const addressKey = (ip: string, bits = 56) => ipKeyGenerator(ip, bits);
+
+/** The caller's address as limits count it (addressKey, /56). */
+export const callerAddress = (req: Request) => addressKey(callerIp(req));
 
 const byAddress = (req: Request) => `address:${callerAddress(req)}`;
 

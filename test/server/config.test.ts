@@ -78,10 +78,21 @@ describe('which proxies name the caller (TRUST_PROXY)', () => {
       expect(() => loadConfig({ TRUST_PROXY: value }), value).toThrow(/TRUST_PROXY must be a number of hops or a list/);
     }
     // Ranges that hold much of the Internet, or IPv4 written as IPv6, trust nearly anyone, as `true` would.
-    for (const value of ['0.0.0.0/0', '0.0.0.0/1,128.0.0.0/1', '::/0', '2001:db8::/16', '::ffff:0:0/96', '::ffff:10.0.0.1']) {
+    // However the IPv6 is spelt (Express would trust every IPv4 caller for the first three), and an
+    // IPv6 range that holds the IPv4-mapped ones.
+    for (const value of [
+      '0.0.0.0/0', '0.0.0.0/1,128.0.0.0/1', '::/0', '2001:db8::/16', '::ffff:0:0/96', '::ffff:10.0.0.1',
+      '0:0:0:0:0:ffff:0:0/96', '0::ffff:0:0/96', '::0:ffff:0:0/96', '0::ffff:a00:0/104', '::FFFF:A00:1', '::/80',
+    ]) {
       expect(() => loadConfig({ TRUST_PROXY: value }), value).toThrow(/is too wide or IPv4-mapped/);
     }
     expect(() => loadConfig({ TRUST_PROXY: ' , ,' })).toThrow('TRUST_PROXY names no proxy');
+    // Narrow ranges that together cover as much as wide ones, or a list too long to be one's proxies.
+    const everySlash8 = Array.from({ length: 256 }, (_, i) => `${i}.0.0.0/8`).join(',');
+    for (const value of [everySlash8, '10.0.0.0/8,11.0.0.0/8,12.0.0.0/8', Array.from({ length: 65 }, (_, i) => `192.0.2.${i}`).join(',')]) {
+      expect(() => loadConfig({ TRUST_PROXY: value }), value.slice(0, 40)).toThrow(/TRUST_PROXY names too many proxies/);
+    }
+    expect(loadConfig({ TRUST_PROXY: '10.0.0.0/8,172.16.0.0/12,192.168.0.0/16' }).trustProxy).toHaveLength(3); // the private ranges
   });
 });
 

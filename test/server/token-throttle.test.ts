@@ -9,7 +9,7 @@ import type { AuthenticationRepository } from '../../server/authentication/repos
 import type { AccessTokens } from '../../server/authentication/access-tokens.ts';
 import { authenticationRepository } from '../../server/authentication/repository.ts';
 import { hashClientSecret, verifyClientSecret } from '../../server/authentication/secrets.ts';
-import { authenticationService } from '../../server/authentication/service.ts';
+import { authenticationService, MAX_TRUSTED_PER_CLIENT, TRUSTED_ADDRESS_MS, trustedAddresses } from '../../server/authentication/service.ts';
 import { ApiError } from '../../server/http/errors.ts';
 import { DEMO_SELLER_ID } from '../../server/sandbox/demo-seller.ts';
 import { basic, DEMO, startTestServer, tokenForm, type TestServer } from './support/server.ts';
@@ -311,6 +311,33 @@ describe('hashingSlots', () => {
   });
 });
 
+describe('the addresses that got a token lately', () => {
+  it('are kept per client id: ever new addresses of one client push out its own oldest, never another client\'s', () => {
+    const trusted = trustedAddresses();
+    trusted.add('owner', '203.0.113.9');
+    for (let i = 0; i < 5_000; i++) trusted.add('flooder', `2001:db8:${i.toString(16)}::/64`);
+    expect(trusted.has('owner', '203.0.113.9')).toBe(true);
+    expect(trusted.has('flooder', '2001:db8:0::/64')).toBe(false);
+    expect(trusted.has('flooder', `2001:db8:${(4_999).toString(16)}::/64`)).toBe(true);
+    const kept = Array.from({ length: 5_000 }, (_, i) => trusted.has('flooder', `2001:db8:${i.toString(16)}::/64`)).filter(Boolean);
+    expect(kept).toHaveLength(MAX_TRUSTED_PER_CLIENT);
+    expect(trusted.has('owner', '198.51.100.1')).toBe(false); // another address of the owner's
+  });
+
+  it('are forgotten 24 hours after their last token', () => {
+    let now = 1_000_000;
+    const trusted = trustedAddresses(() => now);
+    trusted.add('owner', 'a');
+    now += TRUSTED_ADDRESS_MS - 1;
+    expect(trusted.has('owner', 'a')).toBe(true);
+    trusted.add('owner', 'a'); // a new token: 24 hours from now
+    now += TRUSTED_ADDRESS_MS - 1;
+    expect(trusted.has('owner', 'a')).toBe(true);
+    now += 1;
+    expect(trusted.has('owner', 'a')).toBe(false);
+  });
+});
+
 describe('the service under a flood', () => {
   const client = { clientId: 'flooded-client', sellerId: DEMO_SELLER_ID, country: 'BR', tenant: 'sandbox', secretHash: '' };
   const repository = { findApiClient: async (id: string) => (id === client.clientId ? client : undefined) } as unknown as AuthenticationRepository;
@@ -344,6 +371,14 @@ describe('the service under a flood', () => {
     const statuses = await Promise.all(flood);
     expect(statuses.filter((s) => s === 401).length).toBeGreaterThanOrEqual(1);
     expect(statuses.filter((s) => s === 429).length).toBeGreaterThanOrEqual(3); // the flood lost places, not the owner
+  });
+
+  it("counts wrong secrets per IPv6 /64: a neighbour's network in the same /56 cannot lock the owner out", async () => {
+    const service = authenticationService(repository, tokens, { attempts: failedAttempts({ limit: 2, windowMs: 60_000 }) });
+    const neighbour = ['2001:db8:0:2::1', '2001:db8:0:2::99']; // one /64, two hosts: one count
+    for (const [i, address] of neighbour.entries()) expect(await outcome(service.issueForBodyCredentials(form(`guess-${i}`), address))).toBe(401);
+    expect(await outcome(service.issueForBodyCredentials(form('right-secret'), neighbour[0]!))).toBe(429);
+    expect(await outcome(service.issueForBodyCredentials(form('right-secret'), '2001:db8:0:1::1'))).toBe(200); // the owner's /64, same /56
   });
 
   it('hashes no more guesses for one client than its limit, however many arrive at once', async () => {
