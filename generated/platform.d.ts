@@ -2194,12 +2194,12 @@ export interface components {
              *     `http://[::1/` are refused with 422 `validation_error` ("must be an absolute http or https
              *     URL"), since the hosted checkout could not send the customer there.
              */
-            success_url?: components["schemas"]["Text"];
+            success_url?: string & components["schemas"]["Text"];
             /**
              * Format: uri
              * @description Where the customer is redirected after a checkout error; the same rule as `success_url`.
              */
-            error_url?: components["schemas"]["Text"];
+            error_url?: string & components["schemas"]["Text"];
             /**
              * @description The merchant notification webhook (see the `checkout-notification` webhook). After the merge,
              *     a stored `notification` must be complete: `url`, `user_credentials.user` and
@@ -2226,7 +2226,7 @@ export interface components {
                  *     checked. Each delivery checks again the address it connects to: an attempt to an address
                  *     that is not public fails without sending anything.
                  */
-                url?: components["schemas"]["Text"];
+                url?: string & components["schemas"]["Text"];
                 authentication_type?: components["schemas"]["NotificationAuthenticationType"];
                 /** @description Credentials the platform sends as HTTP Basic to the webhook address. */
                 user_credentials?: {
@@ -2236,7 +2236,7 @@ export interface components {
                      *     **Package decision (the seed states no rule):** non-empty and without `:`, since HTTP
                      *     Basic separates user and password with the first `:`.
                      */
-                    user?: components["schemas"]["Text"];
+                    user?: string & components["schemas"]["Text"];
                     /** @description Webhook password. Write-only: stored, never returned. */
                     password?: string;
                 };
@@ -2500,8 +2500,10 @@ export interface components {
          *
          *     **Package decision (the seed types the address as "any" and lists only its keys):** an object
          *     whose listed keys are strings (`country` an ISO 3166-1 alpha-2 code), none required; other keys
-         *     are accepted and kept as sent (the seed's "any"). The maximum lengths of the seed's Limits table belong to the web checkout billing address
-         *     and are not applied here.
+         *     are accepted and kept as sent (the seed's "any"). The listed keys take the maximum lengths of
+         *     the seed's Limits table for the web checkout billing address (street 60, number 10, complement 60,
+         *     district 40, city 40, state 20, country 2, postal code 8), so that an address given here also fits
+         *     the checkout's.
          */
         SubscriptionAddress: {
             /** @description Street name. */

@@ -85,6 +85,22 @@ describe('request strings of the contract', () => {
     expect(withSiblings).toEqual([]);
   });
 
+  it('no schema has a pattern beside a $ref: tools that merge the siblings into the target keep one of the two patterns', () => {
+    // Prism let `ftp://…` through as a success_url, and `a:b` as a notification user, when they did.
+    const found: string[] = [];
+    const walk = (node: unknown, where: string) => {
+      if (!node || typeof node !== 'object') return;
+      if ('$ref' in node && 'pattern' in node) found.push(where);
+      for (const [key, child] of Object.entries(node)) walk(child, `${where}/${key}`);
+    };
+    walk(doc, '#');
+    expect(found).toEqual([]);
+    // The four that had one keep both patterns through allOf, each refusing what it refused.
+    const url = validate('#/components/schemas/TechnicalConfigurationUpdate');
+    expect([url({ success_url: 'https://loja.example/ok' }), url({ success_url: 'ftp://loja.example/ok' }), url({ success_url: 'https://loja.example/\u0000' })]).toEqual([true, false, false]);
+    expect(url({ notification: { user_credentials: { user: 'a:b' } } })).toBe(false);
+  });
+
   it('every string of every request body example, with a NUL in it, breaks its operation’s schema', () => {
     let checked = 0;
     for (const op of requestOperations) {
