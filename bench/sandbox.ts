@@ -333,8 +333,13 @@ const ANALYSIS = [
   '- The first `reset()` of a sandbox (~60 ms) reads the catalog once (tables, foreign keys, sequences) and opens each table for the first time',
   '  in that PostgreSQL backend; the later ones take 2–5 ms.',
   '- Sequential latency: p50 3–6 ms, p99 16–29 ms per operation on PGlite; the tails are the same event loop running PGlite\'s SQL',
-  '  (WebAssembly) and the garbage collector. The end-to-end test is dominated by the delivery worker\'s poll interval (500 ms by default):',
-  '  ~70 ms with NOTIFICATION_POLL_INTERVAL_MS=50, ~515 ms with the default.',
+  '  (WebAssembly) and the garbage collector. The end-to-end test was dominated by the delivery worker\'s poll interval (500 ms by default):',
+  '  ~70 ms with NOTIFICATION_POLL_INTERVAL_MS=50, ~515 ms with the default. Since 2026-11-23 a notification is attempted as soon as',
+  '  its payment commits (the store announces it, the worker runs a pass early): the two tables above agree whatever the interval.',
+  '- The start-up figures of the run of 2026-11-23, late, are higher than the earlier ones (902 ms first, 411 ms next) on the same code paths:',
+  '  alternated with the previous build (commit 51be05a built apart; each process imports a build\'s server/dist/index.js and times',
+  '  `startSandbox({ storage: \'memory\' })`, five processes each) both took 1 392–1 778 ms: the machine was slower then, and this',
+  '  round\'s changes cost the start nothing measurable.',
   '',
 ];
 

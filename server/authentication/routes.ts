@@ -1,7 +1,7 @@
 // HTTP ↔ domain for the token endpoints, plus the reference-only JWKS and signing key rotation (the
 // sandbox admin token is checked before this router, as the contract's security says).
 import type { RequestHandler } from 'express';
-import { callerIp } from '../http/rate-limit.ts';
+import { callerIp } from '../http/caller-address.ts';
 import { typedRouter } from '../http/typed-router.ts';
 import type { IssuedAccessToken } from './access-tokens.ts';
 import type { SigningKeyRing } from './keys.ts';

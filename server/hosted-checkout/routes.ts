@@ -7,7 +7,7 @@ import { orderTotal } from '../payment-link/orders.ts';
 import type { Store } from '../store/store.ts';
 import type { Config } from '../config.ts';
 import { ROUTING } from '../http/operations.ts';
-import { callerIp } from '../http/rate-limit.ts';
+import { callerIp } from '../http/caller-address.ts';
 import { DOCUMENT_TYPES_BY_COUNTRY } from '../web-checkout/service.ts';
 import { frontendOfForm } from './notification.ts';
 import { refuseCrossSiteForms, refuseUnreadablePageInput } from './page-guard.ts';

@@ -5,7 +5,7 @@ import { unescape } from 'node:querystring';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Request } from 'express';
 import { pino, type DestinationStream, type Logger } from 'pino';
-import { callerIp, canonicalIp } from './rate-limit.ts';
+import { callerIp, canonicalIp } from './caller-address.ts';
 
 /** Keys that never reach a log, at any depth up to MAX_DEPTH (card data sits deep in request bodies). */
 const SECRET_KEYS = ['security_code', 'card_number', 'expiry', 'number_token', 'client_secret', 'password', 'cryptogram', 'card.number'];

@@ -5,8 +5,8 @@
 // one sent is refused (countingRefusals). The hosted pages are counted by address too, apart
 // (rateLimitPages). Counted per server instance, in memory.
 import type { NextFunction, Request, RequestHandler, Response } from 'express';
-import { isIP, SocketAddress } from 'node:net';
 import { ipKeyGenerator, rateLimit } from 'express-rate-limit';
+import { callerIp } from './caller-address.ts';
 import { ApiError } from './errors.ts';
 
 export interface RateLimitConfig {
@@ -36,28 +36,6 @@ function limiter({ limit, windowMs }: RateLimitConfig, identifier: string, key: 
     handler: (req, res, next) => refuse(req, res, next, secondsLeft(req, windowMs)),
   });
 }
-
-/**
- * An address in one spelling: IPv6 in its canonical form (lower case, zeros compressed), an
- * IPv4-mapped IPv6 address as its IPv4 address. Undefined for what is not an address, and for an
- * address with a zone id (`fe80::1%eth0`: a zone of any length would make the same address a new
- * text each time).
- */
-export function canonicalIp(value: string | undefined): string | undefined {
-  if (value === undefined || value.includes('%')) return undefined;
-  const family = isIP(value);
-  if (family === 4) return value;
-  if (family !== 6) return undefined;
-  const canonical = new SocketAddress({ address: value, family: 'ipv6' }).address;
-  return /^::ffff:(\d+\.\d+\.\d+\.\d+)$/.exec(canonical)?.[1] ?? canonical;
-}
-
-/**
- * The caller's address (canonicalIp): the connection's, or the one a trusted proxy's
- * X-Forwarded-For names (TRUST_PROXY), when that is an address at all; a proxy may forward
- * `unknown`, `ip:port` or any text, which would otherwise be a key of any length, a new one each time.
- */
-export const callerIp = (req: Request): string => canonicalIp(req.ip) ?? canonicalIp(req.socket.remoteAddress) ?? '0.0.0.0';
 
 /**
  * An address as a count's key: IPv4 whole, IPv6 by its first `bits` (56 by default: one customer's

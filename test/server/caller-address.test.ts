@@ -1,10 +1,10 @@
-// The caller's address in one spelling (server/http/rate-limit.ts canonicalIp): what the limits
+// The caller's address in one spelling (server/http/caller-address.ts): what the limits
 // count and what the hosted page records as the payer's device address, whatever the connection or
 // a trusted proxy's X-Forwarded-For wrote (an attacker review delivered an 8 KB zone id, and
 // `::ffff:1.2.3.4` beside `1.2.3.4`, in merchant notifications).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { validateCheckoutNotification } from '../../client/webhooks/verify.ts';
-import { canonicalIp } from '../../server/http/rate-limit.ts';
+import { canonicalIp } from '../../server/http/caller-address.ts';
 import { notificationRepository } from '../../server/notifications/repository.ts';
 import { APPROVED, cardForm, configureCheckout, createIntent } from './support/checkout.ts';
 import { createSeller, type SandboxSeller } from './support/payment-link.ts';
