@@ -3,7 +3,9 @@
 // in the bundles, as `type: string` with Text's pattern and the field's own keywords. OpenAPI 3.1
 // applies keywords beside a `$ref`, but many tools written for 3.0 (generators, security linters)
 // drop them, and with them every request bound. A field whose own keywords would clash with the
-// rule's (its own `pattern`) keeps the `$ref` form, which says the same in 3.1. A bundle where no
+// rule's (its own `pattern`) is written in openapi/ as `allOf: [$ref: Text]` beside its pattern,
+// which the bundles keep (a `$ref` beside a pattern: tools that merge siblings keep one of the two
+// patterns); one written as a `$ref` beside its pattern would be left so. A bundle where no
 // `$ref: Text` is left then drops the component, which linters would report as unused.
 
 const TEXT_REF = '#/components/schemas/Text';
