@@ -110,7 +110,8 @@ function trustProxy(value: string | undefined): false | number | string[] {
   let ipv4Covered = 0;
   for (const entry of entries) {
     const [address, prefix, ...rest] = entry.split('/');
-    const family = isIP(address ?? '');
+    // A zone id (`fe80::1%eth0`) is no proxy address: Express would trust the address on every interface.
+    const family = address?.includes('%') ? 0 : isIP(address ?? '');
     const prefixOk = prefix === undefined || (/^\d+$/.test(prefix) && Number(prefix) <= (family === 6 ? 128 : 32));
     if (!PROXY_NAMES.includes(entry) && (family === 0 || !prefixOk || rest.length > 0)) {
       throw new Error(`TRUST_PROXY must be a number of hops or a list of addresses, CIDR ranges or ${PROXY_NAMES.join(', ')}; ${JSON.stringify(entry.slice(0, 64))} is none of them`);

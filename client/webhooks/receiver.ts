@@ -39,12 +39,13 @@ export interface NotificationRequest extends AsyncIterable<unknown> {
   body?: unknown;
 }
 
-/** What the receiver uses of Node's response (`http.ServerResponse`, Express's `Response`). */
+/** What the receiver uses of Node's response (`http.ServerResponse`, `http2.Http2ServerResponse`, Express's `Response`). */
 export interface NotificationResponse {
   readonly headersSent: boolean;
   statusCode: number;
   setHeader(name: string, value: string): unknown;
-  end(body?: string): unknown;
+  end(): unknown;
+  end(body: string): unknown;
 }
 
 class BodyTooLarge extends Error {}

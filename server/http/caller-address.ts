@@ -6,12 +6,15 @@ import { isIP, SocketAddress } from 'node:net';
 
 /**
  * An address in one spelling: IPv6 in its canonical form (lower case, zeros compressed), an
- * IPv4-mapped IPv6 address as its IPv4 address. Undefined for what is not an address, and for an
- * address with a zone id (`fe80::1%eth0`: a zone of any length would make the same address a new
- * text each time).
+ * IPv4-mapped IPv6 address as its IPv4 address, an IPv6 zone id left out (`fe80::1%eth0` is
+ * `fe80::1`: a zone of any length would make the same address a new text each time). Undefined
+ * for what is not an address.
  */
-export function canonicalIp(value: string | undefined): string | undefined {
-  if (value === undefined || value.includes('%')) return undefined;
+export function canonicalIp(given: string | undefined): string | undefined {
+  if (given === undefined) return undefined;
+  const zone = given.indexOf('%');
+  const value = zone === -1 ? given : given.slice(0, zone);
+  if (zone !== -1 && isIP(value) !== 6) return undefined;
   const family = isIP(value);
   if (family === 4) return value;
   if (family !== 6) return undefined;

@@ -80,6 +80,11 @@ export function notificationRepository(db: Queryable) {
      * claim. Otherwise the sellers with due deliveries are found one by one through the (seller_id,
      * next_attempt_at) index, one descent per seller with pending deliveries whatever its backlog (a
      * skip scan), while there are at most SKIPPED_SELLERS of them; past that, by grouping every due row.
+     * A seller's due rows are read by `seller_id >= $x AND seller_id <= $x`, ordered by seller then
+     * due time, not by `seller_id = $x`: with the equality, both planners walked the due index of
+     * every seller's rows and filtered on the seller (behind one seller's 50,000, eight other sellers
+     * with one due each cost 1.3 s a pass on PGlite, 0.8 s on PostgreSQL; an attacker review); the
+     * range and order lead them to the (seller_id, next_attempt_at) index.
      */
     async claimDue(now: Date, leaseMs: number, limit: number, fairness: Partial<ClaimFairness> = {}): Promise<DeliveryRow[]> {
       const perSeller = fairness.perSeller ?? limit;
@@ -105,8 +110,8 @@ export function notificationRepository(db: Queryable) {
          due AS (
            SELECT p.seller_id, o.oldest FROM pending_sellers p CROSS JOIN LATERAL (
              SELECT d.next_attempt_at AS oldest FROM notification_deliveries d
-              WHERE d.seller_id = p.seller_id AND d.status = 'pending' AND d.next_attempt_at <= $1 AND (d.locked_until IS NULL OR d.locked_until <= $1)
-              ORDER BY d.next_attempt_at LIMIT 1) o
+              WHERE d.seller_id >= p.seller_id AND d.seller_id <= p.seller_id AND d.status = 'pending' AND d.next_attempt_at <= $1 AND (d.locked_until IS NULL OR d.locked_until <= $1)
+              ORDER BY d.seller_id, d.next_attempt_at LIMIT 1) o
             WHERE p.seller_id IS NOT NULL AND NOT (SELECT yes FROM many)
            UNION ALL
            SELECT seller_id, min(next_attempt_at) FROM notification_deliveries
@@ -121,8 +126,8 @@ export function notificationRepository(db: Queryable) {
          free AS (
            SELECT f.*, s.served FROM due_sellers s CROSS JOIN LATERAL (
              SELECT delivery_id, seller_id, next_attempt_at, created_at FROM notification_deliveries d
-              WHERE d.seller_id = s.seller_id AND d.status = 'pending' AND d.next_attempt_at <= $1 AND (d.locked_until IS NULL OR d.locked_until <= $1)
-              ORDER BY d.next_attempt_at, d.created_at
+              WHERE d.seller_id >= s.seller_id AND d.seller_id <= s.seller_id AND d.status = 'pending' AND d.next_attempt_at <= $1 AND (d.locked_until IS NULL OR d.locked_until <= $1)
+              ORDER BY d.seller_id, d.next_attempt_at, d.created_at
               LIMIT $4
               FOR UPDATE SKIP LOCKED) f),
          ranked AS (

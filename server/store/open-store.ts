@@ -54,8 +54,18 @@ export async function openStore(options: StoreOptions): Promise<Store> {
 
 /** The store with its key for secrets at rest, and its announcements (Queryable.announce), on its transactions too. */
 function withSecretsAndAnnouncements(store: Store, atRest: SealedSecrets): Store {
-  const announcements = new EventEmitter();
-  const announce = (topic: StoreTopic) => void announcements.emit(topic);
+  const announcements = new EventEmitter().setMaxListeners(0);
+  // Each listener is told; one that throws is skipped: what was announced has committed, and its
+  // transaction (a payment) must not answer as if it had failed.
+  const announce = (topic: StoreTopic) => {
+    for (const listener of announcements.listeners(topic) as Array<() => void>) {
+      try {
+        listener();
+      } catch {
+        // a listener's own failure (it has no logger here); the others are still told
+      }
+    }
+  };
   return {
     ...store,
     atRest,

@@ -1,21 +1,24 @@
 // A background loop of the reference server (notification delivery, real-time billing): one pass
 // every interval, never two at once, errors logged and retried on the next pass, and a stop that
 // waits for the pass in flight, so that SIGTERM never cuts a charge or a delivery in half. A pass
-// can be asked early (`wake`: a notification just became due), never more often than MIN_GAP_MS apart.
+// can be asked early (`wake`: a notification just became due), never closer than MIN_GAP_MS, nor
+// than four times the last pass's duration, to the last one.
 import type { Logger } from 'pino';
 
 export interface Poller {
   start(): void;
   /**
-   * Runs the next pass early: MIN_GAP_MS after the last one ended at the soonest, after the running
-   * one if there is one; wakes in between make one pass. Nothing once stopped.
+   * Runs the next pass early: after the running one if there is one, and at the soonest the gap
+   * after the last one ended (MIN_GAP_MS, or four times as long as that pass took if more, so that
+   * passes asked early take at most a fifth of the time; the interval at most); wakes in between
+   * make one pass. Nothing once stopped.
    */
   wake(): void;
   /** No new pass; resolves when the running one has finished. */
   stop(): Promise<void>;
 }
 
-/** The least time between the end of a pass and the start of the next, however often woken. */
+/** The least time between the end of a pass and the start of the next, however often woken (more after a slow pass). */
 export const MIN_GAP_MS = 25;
 
 export function createPoller(pass: () => Promise<number>, options: { intervalMs: number; logger: Logger; name: string }): Poller {
@@ -25,17 +28,20 @@ export function createPoller(pass: () => Promise<number>, options: { intervalMs:
   let stopped = true;
   let woken = false;
   let lastEnded = -Infinity;
+  let gap = MIN_GAP_MS;
 
   function run() {
     timer = undefined;
     woken = false;
+    const started = performance.now();
     running = pass()
       .then((done) => void (done && logger.debug({ done }, `${name}: pass done`)))
       .catch((err) => logger.error({ err }, `${name}: pass failed; retried on the next one`))
       .finally(() => {
         running = undefined;
         lastEnded = performance.now();
-        schedule(woken ? MIN_GAP_MS : intervalMs);
+        gap = Math.min(intervalMs, Math.max(MIN_GAP_MS, 4 * (lastEnded - started))); // never later than the interval's pass
+        schedule(woken ? gap : intervalMs);
       });
   }
 
@@ -55,7 +61,7 @@ export function createPoller(pass: () => Promise<number>, options: { intervalMs:
       woken = true;
       if (running) return; // the pass that ends schedules the next after MIN_GAP_MS
       clearTimeout(timer);
-      schedule(Math.max(0, lastEnded + MIN_GAP_MS - performance.now()));
+      schedule(Math.max(0, lastEnded + gap - performance.now()));
     },
     async stop() {
       stopped = true;

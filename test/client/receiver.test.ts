@@ -2,6 +2,8 @@
 // resolved (a 200 ends the platform's delivery), 500 when it throws (so the platform retries), 401
 // for wrong credentials (the handler never runs), 400 for a payload that breaks the contract.
 import express from 'express';
+import { connect, createServer as createHttp2Server } from 'node:http2';
+import type { AddressInfo } from 'node:net';
 import request from 'supertest';
 import { describe, expect, it, vi } from 'vitest';
 import { checkoutNotificationReceiver, type CheckoutNotification } from '../../client/index.ts';
@@ -91,5 +93,34 @@ describe('checkoutNotificationReceiver', () => {
     const { app } = merchantApp(async (n) => void received.push(n), { jsonParserFirst: true });
     expect((await deliver(app)).status).toBe(200);
     expect(received).toEqual([notification]);
+  });
+});
+
+describe('checkoutNotificationReceiver on node:http2', () => {
+  it('mounts on an HTTP/2 server as it is (its request and response types fit), answering 200 and 401', async () => {
+    const received: CheckoutNotification[] = [];
+    const server = createHttp2Server(checkoutNotificationReceiver({ credentials, onNotification: (n) => void received.push(n) }));
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const session = connect(`http://127.0.0.1:${(server.address() as AddressInfo).port}`);
+    const post = (password: string) =>
+      new Promise<{ status: number; body: string }>((resolve, reject) => {
+        const basic = Buffer.from(`${credentials.user}:${password}`).toString('base64');
+        const stream = session.request({ ':method': 'POST', ':path': '/', authorization: `Basic ${basic}`, 'content-type': 'application/json' });
+        let status = 0;
+        let body = '';
+        stream.on('response', (headers) => (status = Number(headers[':status'])));
+        stream.on('data', (chunk) => (body += chunk));
+        stream.on('end', () => resolve({ status, body }));
+        stream.on('error', reject);
+        stream.end(JSON.stringify(notification));
+      });
+    try {
+      expect(await post(credentials.password)).toEqual({ status: 200, body: '' });
+      expect(received).toEqual([notification]);
+      expect(await post('wrong')).toEqual({ status: 401, body: JSON.stringify({ error: 'invalid_credentials' }) });
+    } finally {
+      session.close();
+      await new Promise((resolve) => server.close(resolve));
+    }
   });
 });

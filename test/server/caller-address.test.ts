@@ -11,7 +11,7 @@ import { createSeller, type SandboxSeller } from './support/payment-link.ts';
 import { startTestServer, type TestServer } from './support/server.ts';
 
 describe('canonicalIp', () => {
-  it('writes each address one way, IPv4-mapped IPv6 as IPv4, and refuses zone ids and what is no address', () => {
+  it('writes each address one way, IPv4-mapped IPv6 as IPv4, without a zone id, and refuses what is no address', () => {
     const cases: Array<[string | undefined, string | undefined]> = [
       ['203.0.113.7', '203.0.113.7'],
       ['2001:0DB8:0000::0001', '2001:db8::1'],
@@ -20,8 +20,9 @@ describe('canonicalIp', () => {
       ['::FFFF:CB00:7107', '203.0.113.7'],
       ['0:0:0:0:0:ffff:cb00:7107', '203.0.113.7'],
       ['::1', '::1'],
-      ['fe80::1%eth0', undefined],
-      [`2001:db8::1%${'a'.repeat(8000)}`, undefined],
+      ['fe80::1%eth0', 'fe80::1'],
+      [`2001:db8::1%${'a'.repeat(8000)}`, '2001:db8::1'],
+      ['203.0.113.7%eth0', undefined],
       ['unknown', undefined],
       ['203.0.113.7:443', undefined],
       ['[2001:db8::1]', undefined],
@@ -52,11 +53,11 @@ describe('the payer address a hosted page records behind a trusted proxy', () =>
     return validateCheckoutNotification(delivery!.payload).frontend?.ip;
   }
 
-  it('records the forwarded address in one spelling, and the proxy\'s own for a zone id or what is no address', async () => {
+  it('records the forwarded address in one spelling, without its zone id, and the proxy\'s own for what is no address', async () => {
     expect(await recordedFor('198.51.100.23')).toBe('198.51.100.23');
     expect(await recordedFor('::ffff:198.51.100.23')).toBe('198.51.100.23');
     expect(await recordedFor('2001:0DB8:0000::0001')).toBe('2001:db8::1');
-    expect(await recordedFor(`2001:db8::1%${'a'.repeat(4000)}`)).toBe('127.0.0.1');
+    expect(await recordedFor(`2001:db8::1%${'a'.repeat(4000)}`)).toBe('2001:db8::1');
     expect(await recordedFor('unknown')).toBe('127.0.0.1');
   });
 });

@@ -74,7 +74,7 @@ describe('which proxies name the caller (TRUST_PROXY)', () => {
   it('refuses to trust every X-Forwarded-For, and what is neither hops nor addresses', () => {
     expect(() => loadConfig({ TRUST_PROXY: 'true' })).toThrow(/would believe any X-Forwarded-For/);
     expect(() => loadConfig({ TRUST_PROXY: '11' })).toThrow('TRUST_PROXY must be at most 10 hops, not 11');
-    for (const value of ['proxy.internal', '10.0.0.0/33', '::1/129', '10.0.0.1/8/1', 'loopback,everyone']) {
+    for (const value of ['proxy.internal', '10.0.0.0/33', '::1/129', '10.0.0.1/8/1', 'loopback,everyone', 'fe80::1%eth0', `fe80::1%${'z'.repeat(100)}/64`]) {
       expect(() => loadConfig({ TRUST_PROXY: value }), value).toThrow(/TRUST_PROXY must be a number of hops or a list/);
     }
     // Ranges that hold much of the Internet, or IPv4 written as IPv6, trust nearly anyone, as `true` would.

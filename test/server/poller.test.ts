@@ -69,7 +69,7 @@ describe('poller', () => {
     await vi.advanceTimersByTimeAsync(0);
     expect(state.running).toBe(1);
     poller.wake();
-    await vi.advanceTimersByTimeAsync(5_000);
+    await vi.advanceTimersByTimeAsync(5);
     expect(state.passes).toBe(1); // still held: no second pass beside it
     state.hold = false;
     state.release!();
@@ -78,6 +78,37 @@ describe('poller', () => {
     await vi.advanceTimersByTimeAsync(1);
     expect(state.passes).toBe(2);
     expect(state.most).toBe(1);
+    await poller.stop();
+  });
+
+  it('waits four times as long as a slow pass took before a woken one, so woken passes take at most a fifth of the time', async () => {
+    const { poller, state } = counted();
+    poller.start();
+    state.hold = true;
+    poller.wake();
+    await vi.advanceTimersByTimeAsync(0);
+    await vi.advanceTimersByTimeAsync(100); // the pass takes 100 ms
+    state.hold = false;
+    state.release!();
+    await vi.advanceTimersByTimeAsync(0);
+    poller.wake();
+    await vi.advanceTimersByTimeAsync(399);
+    expect(state.passes).toBe(1);
+    await vi.advanceTimersByTimeAsync(1);
+    expect(state.passes).toBe(2);
+    // A pass slower than a quarter of the interval: the next woken one waits the interval, no more.
+    state.hold = true;
+    poller.wake();
+    await vi.advanceTimersByTimeAsync(400);
+    await vi.advanceTimersByTimeAsync(400);
+    state.hold = false;
+    state.release!();
+    await vi.advanceTimersByTimeAsync(0);
+    poller.wake();
+    await vi.advanceTimersByTimeAsync(999);
+    expect(state.passes).toBe(3);
+    await vi.advanceTimersByTimeAsync(1);
+    expect(state.passes).toBe(4);
     await poller.stop();
   });
 

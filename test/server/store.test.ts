@@ -181,6 +181,16 @@ function storeSuite(name: string, freshDatabase: () => Promise<Opener>) {
         store.announce!('notification-due');
         await new Promise((resolve) => setTimeout(resolve, 50));
         expect(heard).toHaveLength(2);
+        // A listener that throws neither fails the committed transaction nor keeps the next listener from hearing.
+        let told = 0;
+        const stopFailing = store.onAnnounced!('notification-due', () => {
+          throw new Error('listener failed');
+        });
+        const stopCounting = store.onAnnounced!('notification-due', () => void told++);
+        await expect(store.transaction(async (tx) => (tx.announce!('notification-due'), 'committed'))).resolves.toBe('committed');
+        expect(told).toBe(1);
+        stopFailing();
+        stopCounting();
       } finally {
         await store.close();
       }
