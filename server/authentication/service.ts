@@ -1,7 +1,6 @@
 // The rules of the token endpoints. Request shape (required fields, grant_type) is checked by the
 // validator against the contract before we get here; what is left is scope and credentials.
 import { parseBasicCredentials } from '../http/basic-credentials.ts';
-import { LRUCache } from 'lru-cache';
 import { ApiError } from '../http/errors.ts';
 import { addressKey } from '../http/rate-limit.ts';
 import type { AccessTokens, IssuedAccessToken } from './access-tokens.ts';
@@ -10,6 +9,7 @@ import { GATEWAY_SCOPE, grantedScope } from './scope.ts';
 import { failedAttempts, type FailedAttempts } from './failed-attempts.ts';
 import { HashingBusy, hashingSlots, type HashingSlots } from './hashing-slots.ts';
 import { hashForUnknownClient, verifyClientSecret } from './secrets.ts';
+import { trustedAddresses, type TrustedAddresses } from './trusted-addresses.ts';
 import { verifiedSecrets, type SecretVerifier, type VerifiedSecrets } from './verified-secrets.ts';
 
 const INVALID_CREDENTIALS = 'Invalid client credentials';
@@ -27,40 +27,6 @@ export interface AuthenticationServiceOptions {
   slots?: HashingSlots;
   /** Client id and address pairs that got a token lately: the ceiling from every address spares them. */
   trusted?: TrustedAddresses;
-}
-
-/** How long an address that got a token for a client id stays spared by that client id's ceiling. */
-export const TRUSTED_ADDRESS_MS = 24 * 60 * 60 * 1000;
-/**
- * Addresses remembered per client id (past it, its least recently trusted goes), and client ids at
- * once (past it, the least recently used). Per client id, so that one client's tokens from ever new
- * addresses push out its own, never another client's (an attacker review filled a shared list).
- */
-export const MAX_TRUSTED_PER_CLIENT = 16;
-export const MAX_TRUSTED_CLIENTS = 10_000;
-
-/** The addresses that got a token for a client id lately. */
-export interface TrustedAddresses {
-  has(clientId: string, address: string): boolean;
-  add(clientId: string, address: string): void;
-}
-
-export function trustedAddresses(now: () => number = Date.now): TrustedAddresses {
-  // Per client id: address -> when it last got a token, oldest first.
-  const clients = new LRUCache<string, Map<string, number>>({ max: MAX_TRUSTED_CLIENTS, ttl: TRUSTED_ADDRESS_MS });
-  return {
-    has(clientId, address) {
-      const at = clients.get(clientId)?.get(address);
-      return at !== undefined && now() - at < TRUSTED_ADDRESS_MS;
-    },
-    add(clientId, address) {
-      const addresses = clients.get(clientId) ?? new Map<string, number>();
-      addresses.delete(address);
-      addresses.set(address, now());
-      if (addresses.size > MAX_TRUSTED_PER_CLIENT) addresses.delete(addresses.keys().next().value!);
-      clients.set(clientId, addresses); // its 24 hours start again
-    },
-  };
 }
 
 export function authenticationService(

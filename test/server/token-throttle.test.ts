@@ -9,7 +9,8 @@ import type { AuthenticationRepository } from '../../server/authentication/repos
 import type { AccessTokens } from '../../server/authentication/access-tokens.ts';
 import { authenticationRepository } from '../../server/authentication/repository.ts';
 import { hashClientSecret, verifyClientSecret } from '../../server/authentication/secrets.ts';
-import { authenticationService, MAX_TRUSTED_PER_CLIENT, TRUSTED_ADDRESS_MS, trustedAddresses } from '../../server/authentication/service.ts';
+import { authenticationService } from '../../server/authentication/service.ts';
+import { MAX_TRUSTED_PER_CLIENT, TRUSTED_ADDRESS_MS, trustedAddresses } from '../../server/authentication/trusted-addresses.ts';
 import { ApiError } from '../../server/http/errors.ts';
 import { DEMO_SELLER_ID } from '../../server/sandbox/demo-seller.ts';
 import { basic, DEMO, startTestServer, tokenForm, type TestServer } from './support/server.ts';
