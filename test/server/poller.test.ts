@@ -23,46 +23,53 @@ describe('poller', () => {
       },
       { intervalMs: 1_000, logger: createLogger('silent', new CapturedLogs()), name: 'test' },
     );
-    return { poller, state };
+    /** Advances to `ms` from now: the pass count is `before` 1 ms earlier, `before + 1` then. */
+    const nextPassIn = async (ms: number, before: number) => {
+      await vi.advanceTimersByTimeAsync(ms - 1);
+      expect(state.passes).toBe(before);
+      await vi.advanceTimersByTimeAsync(1);
+      expect(state.passes).toBe(before + 1);
+    };
+    /** A woken pass that takes `ms`, ended by the time this resolves. */
+    const slowPass = async (ms: number) => {
+      state.hold = true;
+      poller.wake();
+      await vi.advanceTimersByTimeAsync(ms);
+      state.hold = false;
+      state.release!();
+      await vi.advanceTimersByTimeAsync(0);
+    };
+    return { poller, state, nextPassIn, slowPass };
   }
 
   it('passes every interval, and at once when woken', async () => {
-    const { poller, state } = counted();
+    const { poller, state, nextPassIn } = counted();
     poller.start();
-    await vi.advanceTimersByTimeAsync(999);
-    expect(state.passes).toBe(0);
-    await vi.advanceTimersByTimeAsync(1);
-    expect(state.passes).toBe(1);
+    await nextPassIn(1_000, 0);
     await vi.advanceTimersByTimeAsync(500);
     poller.wake();
     await vi.advanceTimersByTimeAsync(0);
     expect(state.passes).toBe(2);
     // The interval starts again from the woken pass.
-    await vi.advanceTimersByTimeAsync(999);
-    expect(state.passes).toBe(2);
-    await vi.advanceTimersByTimeAsync(1);
-    expect(state.passes).toBe(3);
+    await nextPassIn(1_000, 2);
     await poller.stop();
   });
 
   it('makes one pass of many wakes, MIN_GAP_MS after the last pass at the soonest', async () => {
-    const { poller, state } = counted();
+    const { poller, state, nextPassIn } = counted();
     poller.start();
     poller.wake();
     await vi.advanceTimersByTimeAsync(0);
     expect(state.passes).toBe(1);
     for (let i = 0; i < 10; i++) poller.wake();
-    await vi.advanceTimersByTimeAsync(MIN_GAP_MS - 1);
-    expect(state.passes).toBe(1);
-    await vi.advanceTimersByTimeAsync(1);
-    expect(state.passes).toBe(2);
+    await nextPassIn(MIN_GAP_MS, 1);
     await vi.advanceTimersByTimeAsync(MIN_GAP_MS * 4);
     expect(state.passes).toBe(2); // no wake since: the next pass is the interval's
     await poller.stop();
   });
 
   it('runs the pass a wake asked during a pass after it, never two at once', async () => {
-    const { poller, state } = counted();
+    const { poller, state, nextPassIn } = counted();
     poller.start();
     state.hold = true;
     poller.wake();
@@ -73,42 +80,22 @@ describe('poller', () => {
     expect(state.passes).toBe(1); // still held: no second pass beside it
     state.hold = false;
     state.release!();
-    await vi.advanceTimersByTimeAsync(MIN_GAP_MS - 1);
-    expect(state.passes).toBe(1);
-    await vi.advanceTimersByTimeAsync(1);
-    expect(state.passes).toBe(2);
+    await nextPassIn(MIN_GAP_MS, 1);
     expect(state.most).toBe(1);
     await poller.stop();
   });
 
   it('waits four times as long as a slow pass took before a woken one, so woken passes take at most a fifth of the time', async () => {
-    const { poller, state } = counted();
+    const { poller, nextPassIn, slowPass } = counted();
     poller.start();
-    state.hold = true;
+    await slowPass(100); // pass 1 takes 100 ms
     poller.wake();
-    await vi.advanceTimersByTimeAsync(0);
-    await vi.advanceTimersByTimeAsync(100); // the pass takes 100 ms
-    state.hold = false;
-    state.release!();
-    await vi.advanceTimersByTimeAsync(0);
-    poller.wake();
-    await vi.advanceTimersByTimeAsync(399);
-    expect(state.passes).toBe(1);
-    await vi.advanceTimersByTimeAsync(1);
-    expect(state.passes).toBe(2);
+    await nextPassIn(400, 1);
     // A pass slower than a quarter of the interval: the next woken one waits the interval, no more.
-    state.hold = true;
+    // (Pass 2 ended at once; this wake runs pass 3 after the 400 ms gap, and it takes 400 ms.)
+    await slowPass(800);
     poller.wake();
-    await vi.advanceTimersByTimeAsync(400);
-    await vi.advanceTimersByTimeAsync(400);
-    state.hold = false;
-    state.release!();
-    await vi.advanceTimersByTimeAsync(0);
-    poller.wake();
-    await vi.advanceTimersByTimeAsync(999);
-    expect(state.passes).toBe(3);
-    await vi.advanceTimersByTimeAsync(1);
-    expect(state.passes).toBe(4);
+    await nextPassIn(1_000, 3);
     await poller.stop();
   });
 
