@@ -262,7 +262,9 @@ describe('per-call signal and timeout, on top of the client-wide ones', () => {
   });
 
   it('bounds the whole call, retries included, with the per-call timeoutMs', async () => {
-    platform.fail(SELLERS, unavailable, unavailable, unavailable);
+    // Every attempt fails: with full jitter, three 503s could all be retried within 250 ms (the
+    // backoff waits 0–400, 0–800, 0–1,600 ms), and the fourth attempt then succeeded. Eleven cannot.
+    platform.fail(SELLERS, ...Array.from({ length: 11 }, () => unavailable));
     const started = Date.now();
     const failure = await clientFor({ retryBaseDelayMs: 400, maxRetries: 10 }).GET(SELLERS, { timeoutMs: 250 }).catch((e: unknown) => e);
     expect(failure).toMatchObject({ name: 'TimeoutError', code: 'timeout', operationId: 'getSeller' });
