@@ -69,6 +69,11 @@ export async function runSandbox(configured: Config, logger: Logger): Promise<Ru
     );
   const onWaitingForLock = (wait: { dataDir: string; holderPid: number; waitMs: number }) =>
     logger.warn(wait, 'The data directory is still locked by a sandbox that is gone (killed before it could remove its lock): waiting for the lock to go stale');
+  const onOtherInstancesUnheard = (error: Error, retryInMs: number) =>
+    logger.warn(
+      { err: error, retryInMs },
+      'Not listening for the other instances on this PostgreSQL (LISTEN failed): a delivery another instance made due waits for this instance\'s next poll until listening again',
+    );
   let resolveApp!: (app: RequestListener) => void;
   const appReady = new Promise<RequestListener>((resolve) => (resolveApp = resolve));
   // Slow clients are timed out (Node answers 408 and closes): headers must arrive within
@@ -79,7 +84,7 @@ export async function runSandbox(configured: Config, logger: Logger): Promise<Ru
   );
   answerClientErrors(server);
   const port = await listen(server, configured.port, configured.host);
-  const storeReady = openStore({ ...configured, pgliteSnapshot: true, onFailure, onMadePrivate, onWaitingForLock }).then(async (store) => {
+  const storeReady = openStore({ ...configured, pgliteSnapshot: true, onFailure, onMadePrivate, onWaitingForLock, onOtherInstancesUnheard }).then(async (store) => {
     try {
       const applied = await migrate(store);
       if (applied.length) logger.info({ applied }, 'Migrations applied');

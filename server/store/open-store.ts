@@ -6,6 +6,7 @@ import { checkDataDirectory, isOnDisk, type MadePrivate } from './data-directory
 import { resolveEncryptionKey } from './encryption-key.ts';
 import { openPgliteWorkerStore, type PgliteWorkerOptions } from './pglite-worker-store.ts';
 import { sealedSecrets, type SealedSecrets } from './sealed-secrets.ts';
+import type { OnListenFailure } from './postgres-announcements.ts';
 import type { Store, StoreTopic } from './store.ts';
 
 export interface StoreOptions {
@@ -27,6 +28,8 @@ export interface StoreOptions {
   onMadePrivate?: (change: MadePrivate) => void;
   /** Told when the start waits for the lock a PGlite sandbox that is gone left on the data directory (data-directory-lock.ts). */
   onWaitingForLock?: PgliteWorkerOptions['onWaitingForLock'];
+  /** Told when, on PostgreSQL, the connection that hears the other instances' announcements fails (it is opened again). */
+  onOtherInstancesUnheard?: OnListenFailure;
 }
 
 /**
@@ -42,7 +45,7 @@ export async function openStore(options: StoreOptions): Promise<Store> {
   if (!options.databaseUrl && isOnDisk(options.dataDir)) checkDataDirectory(options.dataDir);
   const atRest = sealedSecrets(await resolveEncryptionKey(options));
   const store = options.databaseUrl
-    ? (await import('./postgres-store.ts')).openPostgresStore(options.databaseUrl)
+    ? (await import('./postgres-store.ts')).openPostgresStore(options.databaseUrl, options.onOtherInstancesUnheard)
     : openPgliteWorkerStore(options.dataDir, {
         snapshot: options.pgliteSnapshot,
         onFailure: options.onFailure,
@@ -52,12 +55,15 @@ export async function openStore(options: StoreOptions): Promise<Store> {
   return withSecretsAndAnnouncements(await store, atRest);
 }
 
-/** The store with its key for secrets at rest, and its announcements (Queryable.announce), on its transactions too. */
+/**
+ * The store with its key for secrets at rest, and its announcements (Queryable.announce), on its
+ * transactions too: its own listeners are told at once, the other instances through the driver.
+ */
 function withSecretsAndAnnouncements(store: Store, atRest: SealedSecrets): Store {
   const announcements = new EventEmitter().setMaxListeners(0);
   // Each listener is told; one that throws is skipped: what was announced has committed, and its
   // transaction (a payment) must not answer as if it had failed.
-  const announce = (topic: StoreTopic) => {
+  const tell = (topic: StoreTopic) => {
     for (const listener of announcements.listeners(topic) as Array<() => void>) {
       try {
         listener();
@@ -65,6 +71,10 @@ function withSecretsAndAnnouncements(store: Store, atRest: SealedSecrets): Store
         // a listener's own failure (it has no logger here); the others are still told
       }
     }
+  };
+  const announce = (topic: StoreTopic) => {
+    tell(topic);
+    store.otherInstances?.publish(topic);
   };
   return {
     ...store,
@@ -77,6 +87,7 @@ function withSecretsAndAnnouncements(store: Store, atRest: SealedSecrets): Store
       return result;
     },
     onAnnounced(topic, listener) {
+      store.otherInstances?.listen(tell); // from the first listener on
       announcements.on(topic, listener);
       return () => void announcements.off(topic, listener);
     },

@@ -1,6 +1,7 @@
 // A PostgreSQL server through a `pg` Pool (teams sharing one sandbox, several instances behind a
 // load balancer). Each transaction holds one pooled client from BEGIN to COMMIT or ROLLBACK.
 import pg from 'pg';
+import { postgresAnnouncements, type OnListenFailure } from './postgres-announcements.ts';
 import { rethrowWithoutValues, type QueryResult, type Queryable, type Store } from './store.ts';
 
 type Client = pg.Pool | pg.PoolClient;
@@ -18,14 +19,21 @@ function queryable(client: Client): Queryable {
   };
 }
 
-export async function openPostgresStore(databaseUrl: string): Promise<Store> {
+/** `onListenFailure`: told when the connection that hears other instances fails (postgres-announcements.ts). */
+export async function openPostgresStore(databaseUrl: string, onListenFailure?: OnListenFailure): Promise<Store> {
   const pool = new pg.Pool({ connectionString: databaseUrl });
   // An idle client that loses its server must not crash the process; the next query reports it.
   pool.on('error', () => {});
-  await pool.query('SELECT 1'); // fail at start, not on the first request
+  // Fails at start, not on the first request; the schema names the channel of the instances on it.
+  const { rows } = await pool.query<{ schema: string | null }>('SELECT current_schema() AS schema').catch(async (error: Error) => {
+    await pool.end().catch(() => {});
+    throw error;
+  });
+  const otherInstances = postgresAnnouncements(pool, databaseUrl, rows[0]?.schema ?? '', onListenFailure);
   return {
     kind: 'postgres',
     ...queryable(pool),
+    otherInstances,
     async transaction(fn) {
       const client = await pool.connect();
       let broken: Error | undefined;
@@ -42,6 +50,9 @@ export async function openPostgresStore(databaseUrl: string): Promise<Store> {
         client.release(broken);
       }
     },
-    close: () => pool.end(),
+    close: async () => {
+      await otherInstances.close();
+      await pool.end();
+    },
   };
 }

@@ -23,18 +23,35 @@ export interface Queryable {
   announce?(topic: StoreTopic): void;
 }
 
-/** What a store announces to the listeners of its process: a notification delivery became due. */
+/** What a store announces to its listeners: a notification delivery became due. */
 export type StoreTopic = 'notification-due';
+
+/**
+ * How a driver carries announcements to the store's other instances (PostgreSQL: NOTIFY and LISTEN,
+ * postgres-announcements.ts); absent where one process holds the database (PGlite). Used by openStore.
+ */
+export interface OtherInstances {
+  /** Tells the other instances (this one hears nothing back); dropped on failure. */
+  publish(topic: StoreTopic): void;
+  /**
+   * Calls `heard` with what another instance published, from now until the store closes (once:
+   * later calls do nothing), and with every topic after a lost connection listens again.
+   */
+  listen(heard: (topic: StoreTopic) => void): void;
+}
 
 export interface Store extends Queryable {
   readonly kind: 'pglite' | 'postgres';
   /** Runs `fn` in one transaction: committed when it resolves, rolled back when it throws. */
   transaction<R>(fn: (tx: Queryable) => Promise<R>): Promise<R>;
   /**
-   * Calls `listener` when `topic` is announced through this store or its transactions, in this
-   * process only (another instance on the same PostgreSQL hears nothing); returns how to stop.
+   * Calls `listener` when `topic` is announced through this store or its transactions, or through
+   * another instance on the same PostgreSQL database and schema (soon after, when its notification
+   * arrives); returns how to stop. Set by openStore.
    */
   onAnnounced?(topic: StoreTopic, listener: () => void): () => void;
+  /** Set by the PostgreSQL driver. */
+  readonly otherInstances?: OtherInstances;
   close(): Promise<void>;
 }
 

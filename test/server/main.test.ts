@@ -8,7 +8,9 @@ import { dirname, join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { freePort, startProcess, type Started } from '../support/processes.ts';
+import { openStore } from '../../server/store/open-store.ts';
 import { AUTH_BUNDLE, tokenForm } from './support/server.ts';
+import { DATABASE_URL, freshPostgresSchemaUrl, listeningInstances, terminateListeners } from './support/stores.ts';
 
 const ROOT = new URL('../../', import.meta.url).pathname;
 
@@ -128,5 +130,28 @@ describe('server/main.ts on an address beyond this machine', () => {
         'could create sellers and read their notifications. Set SANDBOX_ADMIN_TOKEN to a secret of your own, or listen on ' +
         'this machine only (HOST=127.0.0.1, the default).',
     );
+  });
+});
+
+describe.runIf(DATABASE_URL)('server/main.ts on PostgreSQL (DATABASE_URL)', () => {
+  it('listens for the other instances, and when that connection is lost says so in its log and listens again', async () => {
+    const databaseUrl = await freshPostgresSchemaUrl();
+    const own = await startProcess(`${ROOT}node_modules/.bin/tsx`, ['server/main.ts'], /listening on http:\/\/\S+/, {
+      cwd: ROOT,
+      env: { PORT: '0', HOST: '127.0.0.1', DATABASE_URL: databaseUrl, API_SPEC: AUTH_BUNDLE, LOG_LEVEL: 'warn' },
+    });
+    const other = await openStore({ databaseUrl });
+    try {
+      await expect.poll(() => listeningInstances(other), { timeout: 10_000 }).toBe(1); // its delivery worker's
+      await terminateListeners(other);
+      const warned = /^\{.*"msg":"Not listening for the other instances on this PostgreSQL.*$/m;
+      await expect.poll(() => own.output(), { timeout: 5_000 }).toMatch(warned);
+      const line = JSON.parse(own.output().match(warned)![0]) as Record<string, unknown>;
+      expect(line).toMatchObject({ level: 40, retryInMs: 1_000, err: { message: expect.stringMatching(/terminat/i) } });
+      await expect.poll(() => listeningInstances(other), { timeout: 5_000 }).toBe(1);
+    } finally {
+      await other.close();
+      await own.stop();
+    }
   });
 });

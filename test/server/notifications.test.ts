@@ -15,7 +15,7 @@ import { DEMO_SELLER_ID, ensureDemoSeller } from '../../server/sandbox/demo-sell
 import type { Store } from '../../server/store/store.ts';
 import { deref, loadPlatform } from '../support/contract.ts';
 import { CapturedLogs } from './support/server.ts';
-import { STORE_KINDS } from './support/stores.ts';
+import { listeningInstances, STORE_KINDS } from './support/stores.ts';
 
 const doc = loadPlatform();
 const media = doc.webhooks!['checkout-notification']!.post.requestBody.content['application/json'];
@@ -409,6 +409,24 @@ for (const kind of STORE_KINDS) {
           expect(await notificationRepository(store).redeliver(DEMO_SELLER_ID, id, clock)).toBe(true);
           await expect.poll(async () => (await stored(id))?.attempts, { timeout: 5_000, interval: 20 }).toBe(2);
           expect(endpoint.received).toHaveLength(2);
+        } finally {
+          await running.stop();
+        }
+      });
+
+      it('delivers a notification made due through another instance soon after it commits, not at the next poll', async () => {
+        endpoint = await merchant([200]);
+        target = { url: endpoint.url, user: 'loja', password: 'senha' };
+        const other = await again(); // PostgreSQL: another pool and listening connection; PGlite: the same process
+        const running = createDeliveryWorker({ store: other, logger, policy: POLICY, now: () => clock, resolveTarget: async () => target, pollIntervalMs: 60_000 });
+        // `store` may listen already (an earlier test's worker): wait for `other`'s connection too.
+        const before = other.kind === 'postgres' ? await listeningInstances(other) : 0;
+        running.start();
+        try {
+          if (other.kind === 'postgres') await expect.poll(() => listeningInstances(other), { timeout: 5_000 }).toBe(before + 1);
+          const id = await enqueue(); // through `store`
+          await expect.poll(async () => (await stored(id))?.status, { timeout: 5_000, interval: 20 }).toBe('delivered');
+          expect(endpoint.received).toHaveLength(1);
         } finally {
           await running.stop();
         }

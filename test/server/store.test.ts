@@ -13,7 +13,7 @@ import { encryptionKeyFileOf } from '../../server/store/encryption-key.ts';
 import { listMigrations, migrate } from '../../server/store/migrate.ts';
 import { rethrowWithoutValues, type Store } from '../../server/store/store.ts';
 import { DEMO, ISSUER, startTestServer, tokenForm } from './support/server.ts';
-import { DATABASE_URL, freshPostgresSchema, openTestStore } from './support/stores.ts';
+import { DATABASE_URL, freshPostgresSchema, listeningInstances, openTestStore, terminateListeners } from './support/stores.ts';
 
 const silent = createLogger('silent');
 
@@ -196,6 +196,42 @@ function storeSuite(name: string, freshDatabase: () => Promise<Opener>) {
       }
     });
 
+    it('tells another instance what a transaction announced once it committed, once, and nothing of a rollback', async () => {
+      const [a, b] = [await open(), await open()];
+      try {
+        await a.exec('CREATE TABLE outbox (id int PRIMARY KEY)');
+        const heard = { a: [] as number[], b: [] as number[] };
+        // Each listener reads the table through its own instance: the row is there when it is told.
+        const count = async (store: Store) => (await store.query<{ n: number }>('SELECT count(*)::int AS n FROM outbox')).rows[0]!.n;
+        const stopA = a.onAnnounced!('notification-due', async () => void heard.a.push(await count(a)));
+        const stopB = b.onAnnounced!('notification-due', async () => void heard.b.push(await count(b)));
+        if (a.kind === 'postgres') await expect.poll(() => listeningInstances(a), { timeout: 5_000 }).toBe(2);
+        await a.transaction(async (tx) => {
+          await tx.query('INSERT INTO outbox VALUES (1)');
+          tx.announce!('notification-due');
+        });
+        await expect.poll(() => heard, { timeout: 5_000 }).toEqual({ a: [1], b: [1] });
+        await expect(
+          b.transaction(async (tx) => {
+            await tx.query('INSERT INTO outbox VALUES (2)');
+            tx.announce!('notification-due');
+            throw new Error('rolled back');
+          }),
+        ).rejects.toThrow('rolled back');
+        await b.transaction(async (tx) => {
+          await tx.query('INSERT INTO outbox VALUES (3)');
+          tx.announce!('notification-due');
+        });
+        await expect.poll(() => heard, { timeout: 5_000 }).toEqual({ a: [1, 2], b: [1, 2] });
+        await new Promise((resolve) => setTimeout(resolve, 200)); // no echo of an instance's own announcement comes later
+        expect(heard).toEqual({ a: [1, 2], b: [1, 2] });
+        stopA();
+        stopB();
+      } finally {
+        await Promise.all([a.close(), b.close()]);
+      }
+    });
+
     it('keeps one active signing key when two instances start at once', async () => {
       const [a, b] = [await open(), await open()];
       try {
@@ -223,6 +259,65 @@ storeSuite('PGlite store (in memory)', freshPglite);
 
 if (DATABASE_URL) {
   storeSuite('PostgreSQL store (DATABASE_URL)', freshPostgresSchema);
+
+  describe('PostgreSQL store: the connection listening for other instances', () => {
+    const announceThrough = (store: Store) => store.transaction(async (tx) => tx.announce!('notification-due'));
+
+    it('is opened with the first listener only, hears nothing of another schema, and is closed with the store', async () => {
+      const [open, openElsewhere] = [await freshPostgresSchema(), await freshPostgresSchema()];
+      const [a, b, elsewhere] = [await open(), await open(), await openElsewhere()];
+      try {
+        expect(await listeningInstances(a)).toBe(0); // a store nobody listens to holds no extra connection
+        let heard = 0;
+        let heardBySecond = 0;
+        b.onAnnounced!('notification-due', () => void heard++);
+        b.onAnnounced!('notification-due', () => void heardBySecond++); // one connection for both
+        elsewhere.onAnnounced!('notification-due', () => void heard++);
+        await expect.poll(() => listeningInstances(b), { timeout: 5_000 }).toBe(1);
+        await expect.poll(() => listeningInstances(elsewhere), { timeout: 5_000 }).toBe(1);
+        await announceThrough(elsewhere); // its own listener, at once
+        expect(heard).toBe(1);
+        await announceThrough(a);
+        await expect.poll(() => heard, { timeout: 5_000 }).toBe(2);
+        await new Promise((resolve) => setTimeout(resolve, 200));
+        expect(heard).toBe(2); // `elsewhere`, on another schema, heard nothing of `a`
+        expect(heardBySecond).toBe(1);
+        await b.close();
+        await expect.poll(() => listeningInstances(a), { timeout: 5_000 }).toBe(0);
+      } finally {
+        await Promise.all([a.close(), b.close().catch(() => {}), elsewhere.close()]); // b may be closed already
+      }
+    });
+
+    it('is opened again after it was lost, saying so, and wakes its listeners once in case it missed something', async () => {
+      const open = await freshPostgresSchema();
+      const failures: Array<{ message: string; retryInMs: number }> = [];
+      const [a, b] = [await open(), await open({ onOtherInstancesUnheard: (error, retryInMs) => failures.push({ message: error.message, retryInMs }) })];
+      try {
+        let heard = 0;
+        b.onAnnounced!('notification-due', () => void heard++);
+        await expect.poll(() => listeningInstances(a), { timeout: 5_000 }).toBe(1);
+        await terminateListeners(a);
+        await expect.poll(() => failures, { timeout: 5_000 }).toEqual([{ message: expect.stringMatching(/terminat/i), retryInMs: 1_000 }]);
+        expect(heard).toBe(0);
+        // Listening again a second later; its listeners are told once, since what was published meanwhile is lost.
+        await expect.poll(() => listeningInstances(a), { timeout: 5_000, interval: 100 }).toBe(1);
+        await expect.poll(() => heard, { timeout: 5_000 }).toBe(1);
+        await announceThrough(a);
+        await expect.poll(() => heard, { timeout: 5_000 }).toBe(2);
+        expect(failures).toHaveLength(1);
+        // Closed while waiting to listen again: it is not opened again.
+        await terminateListeners(a);
+        await expect.poll(() => failures.length, { timeout: 5_000 }).toBe(2);
+        await b.close();
+        await new Promise((resolve) => setTimeout(resolve, 1_500));
+        expect(await listeningInstances(a)).toBe(0);
+        expect(failures).toHaveLength(2);
+      } finally {
+        await Promise.all([a.close(), b.close().catch(() => {})]); // b may be closed already
+      }
+    });
+  });
 } else {
   describe.skip('PostgreSQL store: skipped because DATABASE_URL is not set (set it to run the store suite against a server)', () => {
     it('runs the store suite against PostgreSQL', () => {});

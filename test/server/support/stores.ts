@@ -7,7 +7,9 @@ import { inject } from 'vitest';
 import { copyFile, mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import pg from 'pg';
 import { listMigrations, migrate } from '../../../server/store/migrate.ts';
+import { channelOf } from '../../../server/store/postgres-announcements.ts';
 import { type Store } from '../../../server/store/store.ts';
 import { openStore, type StoreOptions } from '../../../server/store/open-store.ts';
 
@@ -39,7 +41,13 @@ export async function dropFreshSchemas(): Promise<void> {
  * A new empty schema on the PostgreSQL server, and a way to open stores on it (each another
  * instance); `timeZone` sets the sessions' TimeZone (the server's default otherwise).
  */
-export async function freshPostgresSchema(options: { timeZone?: string } = {}): Promise<() => Promise<Store>> {
+export async function freshPostgresSchema(options: { timeZone?: string } = {}): Promise<(more?: Omit<StoreOptions, 'databaseUrl'>) => Promise<Store>> {
+  const url = await freshPostgresSchemaUrl(options);
+  return (more = {}) => openStore({ ...more, databaseUrl: url });
+}
+
+/** The DATABASE_URL of a new empty schema on the PostgreSQL server (dropped after the test file). */
+export async function freshPostgresSchemaUrl(options: { timeZone?: string } = {}): Promise<string> {
   const schema = `t_${randomUUID().replace(/-/g, '')}`;
   schemas.push(schema);
   const admin = await openStore({ databaseUrl: DATABASE_URL });
@@ -47,7 +55,23 @@ export async function freshPostgresSchema(options: { timeZone?: string } = {}): 
   await admin.close();
   const url = new URL(DATABASE_URL!);
   url.searchParams.set('options', `-c search_path=${schema}${options.timeZone ? ` -c TimeZone=${options.timeZone}` : ''}`);
-  return () => openStore({ databaseUrl: url.toString() });
+  return url.toString();
+}
+
+/** What the connections listening for the instances on `store`'s schema ran last (postgres-announcements.ts). */
+async function listenStatementOf(store: Store): Promise<string> {
+  const { rows } = await store.query<{ schema: string }>('SELECT current_schema() AS schema');
+  return `LISTEN ${pg.escapeIdentifier(channelOf(rows[0]!.schema))}`;
+}
+
+/** The PostgreSQL connections listening for the instances on `store`'s schema. */
+export async function listeningInstances(store: Store): Promise<number> {
+  return (await store.query(`SELECT 1 FROM pg_stat_activity WHERE query = $1 AND state = 'idle'`, [await listenStatementOf(store)])).rowCount;
+}
+
+/** Ends, from the server's side, the connections listening for the instances on `store`'s schema. */
+export async function terminateListeners(store: Store): Promise<void> {
+  await store.query('SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE query = $1', [await listenStatementOf(store)]);
 }
 
 /** A store of the given kind on a new database; undefined for PGlite lets the test server open one in memory. */
