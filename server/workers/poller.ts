@@ -52,9 +52,11 @@ export function createPoller(pass: () => Promise<number>, options: { intervalMs:
   }
 
   return {
+    /** Once: a second start, or a start while the pass of a stop not yet awaited runs, keeps one loop. */
     start() {
+      if (!stopped) return;
       stopped = false;
-      schedule(intervalMs);
+      if (!running) schedule(intervalMs); // else the running pass schedules the next when it ends
     },
     wake() {
       if (stopped) return;

@@ -55,6 +55,26 @@ describe('poller', () => {
     await poller.stop();
   });
 
+  it('keeps one loop when started twice, or started again while the pass of a stop not awaited runs', async () => {
+    const { poller, state, nextPassIn } = counted();
+    poller.start();
+    poller.start();
+    await nextPassIn(1_000, 0);
+    await nextPassIn(1_000, 1);
+    state.hold = true;
+    await vi.advanceTimersByTimeAsync(1_000); // a third pass, held
+    expect(state.passes).toBe(3);
+    const stopping = poller.stop();
+    poller.start();
+    state.hold = false;
+    state.release!();
+    await stopping;
+    await nextPassIn(1_000, 3);
+    await nextPassIn(1_000, 4);
+    expect(state.most).toBe(1);
+    await poller.stop();
+  });
+
   it('makes one pass of many wakes, MIN_GAP_MS after the last pass at the soonest', async () => {
     const { poller, state, nextPassIn } = counted();
     poller.start();
