@@ -18,6 +18,7 @@ import { migrate } from './store/migrate.ts';
 import { type Store } from './store/store.ts';
 import type { MadePrivate } from './store/data-directory.ts';
 import { openStore } from './store/open-store.ts';
+import type { ListenChange } from './store/postgres-announcements.ts';
 
 const SHUTDOWN_GRACE_MS = 10_000;
 
@@ -69,11 +70,13 @@ export async function runSandbox(configured: Config, logger: Logger): Promise<Ru
     );
   const onWaitingForLock = (wait: { dataDir: string; holderPid: number; waitMs: number }) =>
     logger.warn(wait, 'The data directory is still locked by a sandbox that is gone (killed before it could remove its lock): waiting for the lock to go stale');
-  const onOtherInstancesUnheard = (error: Error, retryInMs: number) =>
-    logger.warn(
-      { err: error, retryInMs },
-      'Not listening for the other instances on this PostgreSQL (LISTEN failed): a delivery another instance made due waits for this instance\'s next poll until listening again',
-    );
+  const onOtherInstancesListening = (change: ListenChange) =>
+    change.listening
+      ? logger.info({ failedAttempts: change.failedAttempts }, 'Listening again for the other instances on this PostgreSQL')
+      : logger.warn(
+          { error: change.error.message, code: (change.error as { code?: string }).code, retryInMs: change.retryInMs },
+          "The connection that hears the other instances on this PostgreSQL was lost or refused: a delivery another instance made due waits for this instance's next poll until it listens again (retried, each time twice as late, up to every 30 s)",
+        );
   let resolveApp!: (app: RequestListener) => void;
   const appReady = new Promise<RequestListener>((resolve) => (resolveApp = resolve));
   // Slow clients are timed out (Node answers 408 and closes): headers must arrive within
@@ -84,7 +87,7 @@ export async function runSandbox(configured: Config, logger: Logger): Promise<Ru
   );
   answerClientErrors(server);
   const port = await listen(server, configured.port, configured.host);
-  const storeReady = openStore({ ...configured, pgliteSnapshot: true, onFailure, onMadePrivate, onWaitingForLock, onOtherInstancesUnheard }).then(async (store) => {
+  const storeReady = openStore({ ...configured, pgliteSnapshot: true, onFailure, onMadePrivate, onWaitingForLock, onOtherInstancesListening }).then(async (store) => {
     try {
       const applied = await migrate(store);
       if (applied.length) logger.info({ applied }, 'Migrations applied');

@@ -6,7 +6,7 @@ import { checkDataDirectory, isOnDisk, type MadePrivate } from './data-directory
 import { resolveEncryptionKey } from './encryption-key.ts';
 import { openPgliteWorkerStore, type PgliteWorkerOptions } from './pglite-worker-store.ts';
 import { sealedSecrets, type SealedSecrets } from './sealed-secrets.ts';
-import type { OnListenFailure } from './postgres-announcements.ts';
+import type { OnListenChange } from './postgres-announcements.ts';
 import type { Store, StoreTopic } from './store.ts';
 
 export interface StoreOptions {
@@ -28,8 +28,8 @@ export interface StoreOptions {
   onMadePrivate?: (change: MadePrivate) => void;
   /** Told when the start waits for the lock a PGlite sandbox that is gone left on the data directory (data-directory-lock.ts). */
   onWaitingForLock?: PgliteWorkerOptions['onWaitingForLock'];
-  /** Told when, on PostgreSQL, the connection that hears the other instances' announcements fails (it is opened again). */
-  onOtherInstancesUnheard?: OnListenFailure;
+  /** Told, on PostgreSQL, when the connection that hears the other instances is lost or refused (it is opened again), and when it listens again. */
+  onOtherInstancesListening?: OnListenChange;
 }
 
 /**
@@ -45,7 +45,7 @@ export async function openStore(options: StoreOptions): Promise<Store> {
   if (!options.databaseUrl && isOnDisk(options.dataDir)) checkDataDirectory(options.dataDir);
   const atRest = sealedSecrets(await resolveEncryptionKey(options));
   const store = options.databaseUrl
-    ? (await import('./postgres-store.ts')).openPostgresStore(options.databaseUrl, options.onOtherInstancesUnheard)
+    ? (await import('./postgres-store.ts')).openPostgresStore(options.databaseUrl, { onListenChange: options.onOtherInstancesListening })
     : openPgliteWorkerStore(options.dataDir, {
         snapshot: options.pgliteSnapshot,
         onFailure: options.onFailure,

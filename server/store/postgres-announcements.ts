@@ -9,9 +9,24 @@ import type { OtherInstances, StoreTopic } from './store.ts';
 const TOPICS: readonly StoreTopic[] = ['notification-due'];
 const FIRST_RETRY_MS = 1_000;
 const LAST_RETRY_MS = 30_000;
+/** A connection that listened this long before it was lost starts its retries from FIRST_RETRY_MS again. */
+const STEADY_MS = 60_000;
+const APPLICATION_NAME = 'payment-platform announcements';
 
-/** Told when listening fails (and again at each failed retry, `retryInMs` later, doubling up to 30 s). */
-export type OnListenFailure = (error: Error, retryInMs: number) => void;
+/**
+ * Whether the instance hears the others, told on a change only: when the connection is lost or
+ * refused (once per outage, with the first retry's delay; retries wait twice as long each time, up
+ * to 30 s), and when it listens again (with the failed attempts in between).
+ */
+export type ListenChange = { listening: false; error: Error; retryInMs: number } | { listening: true; failedAttempts: number };
+export type OnListenChange = (change: ListenChange) => void;
+
+export interface AnnouncementOptions {
+  onListenChange?: OnListenChange | undefined;
+  /** How often the listening connection is checked (its LISTEN run again, answered within `heartbeatTimeoutMs`); tests shorten it. */
+  heartbeatMs?: number;
+  heartbeatTimeoutMs?: number;
+}
 
 /**
  * The channel of a schema: one per database and schema (NOTIFY is per database already), from a
@@ -23,20 +38,39 @@ export const channelOf = (schema: string) => `payment_platform_${createHash('sha
  * `pool` publishes; listening opens one more connection to `databaseUrl`, on the first `listen()`,
  * and opens it again after a failure until `close()`. An instance does not hear its own
  * announcements (openStore tells its own listeners at once).
+ *
+ * A NOTIFY is sent through the pool after the commit, not inside the transaction (where PostgreSQL
+ * would send it on commit without another round trip): a NOTIFY queue filled by anyone who may
+ * connect fails the commit of every transaction that notifies, which would fail payments.
  */
-export function postgresAnnouncements(pool: pg.Pool, databaseUrl: string, schema: string, onListenFailure?: OnListenFailure): OtherInstances & { close(): Promise<void> } {
+export function postgresAnnouncements(pool: pg.Pool, databaseUrl: string, schema: string, options: AnnouncementOptions = {}): OtherInstances & { close(): Promise<void> } {
+  const { onListenChange, heartbeatMs = 30_000, heartbeatTimeoutMs = 10_000 } = options;
   const channel = channelOf(schema);
+  const listen = `LISTEN ${pg.escapeIdentifier(channel)}`;
   const instance = randomUUID();
   let closed = false;
   let heard: ((topic: StoreTopic) => void) | undefined;
   let client: pg.Client | undefined;
   let retry: NodeJS.Timeout | undefined;
+  let heartbeat: NodeJS.Timeout | undefined;
   let retryInMs = FIRST_RETRY_MS;
-  let listenedBefore = false;
+  let listeningSince: number | undefined;
+  /** Attempts failed since the connection was last listening; undefined before the first listened. */
+  let failedAttempts: number | undefined;
+
+  const tell = (change: ListenChange) => {
+    try {
+      onListenChange?.(change);
+    } catch {
+      // the caller's own failure: listening goes on
+    }
+  };
 
   async function connect(): Promise<void> {
     retry = undefined;
-    const connection = new pg.Client({ connectionString: databaseUrl, application_name: 'payment-platform announcements' });
+    // A socket that goes silent (a NAT or load balancer dropping it, a failover without a reset) is
+    // found by TCP keepalive and by the heartbeat below; a start that never answers, by the timeout.
+    const connection = new pg.Client({ connectionString: databaseUrl, keepAlive: true, keepAliveInitialDelayMillis: 10_000, connectionTimeoutMillis: heartbeatTimeoutMs });
     client = connection;
     connection.on('error', (error) => lost(connection, error));
     connection.on('end', () => lost(connection, new Error('The connection listening for other instances ended')));
@@ -46,26 +80,56 @@ export function postgresAnnouncements(pool: pg.Pool, databaseUrl: string, schema
     });
     try {
       await connection.connect();
-      await connection.query(`LISTEN ${pg.escapeIdentifier(channel)}`);
+      // The name operators find it by, whatever DATABASE_URL's own application_name says.
+      await connection.query(`SET application_name = '${APPLICATION_NAME}'`);
+      // This session is idle by design: a role's or database's idle_session_timeout (PostgreSQL 14+) would end it every time.
+      await connection.query('SET idle_session_timeout = 0').catch(() => {});
+      await connection.query(listen);
     } catch (error) {
       lost(connection, error as Error);
       return;
     }
     if (closed || client !== connection) return;
-    retryInMs = FIRST_RETRY_MS;
+    listeningSince = Date.now();
+    heartbeat = setInterval(() => void check(connection), heartbeatMs).unref();
     // What was published while no connection listened is not replayed: wake once instead.
-    if (listenedBefore) for (const topic of TOPICS) heard?.(topic);
-    listenedBefore = true;
+    if (failedAttempts !== undefined) {
+      tell({ listening: true, failedAttempts });
+      for (const topic of TOPICS) heard?.(topic);
+    }
+    failedAttempts = 0;
+  }
+
+  async function check(connection: pg.Client): Promise<void> {
+    let timer: NodeJS.Timeout | undefined;
+    const timeout = new Promise<never>((_, reject) => {
+      timer = setTimeout(() => reject(new Error(`The connection listening for other instances did not answer within ${heartbeatTimeoutMs} ms`)), heartbeatTimeoutMs);
+    });
+    try {
+      // LISTEN again: a no-op on a channel listened to already, which also leaves the statement operators see in pg_stat_activity.
+      await Promise.race([connection.query(listen), timeout]);
+    } catch (error) {
+      lost(connection, error as Error);
+    } finally {
+      clearTimeout(timer);
+    }
   }
 
   function lost(connection: pg.Client, error: Error): void {
     if (client !== connection) return; // already handled (an error, then its end), or closed
     client = undefined;
+    clearInterval(heartbeat);
     connection.removeAllListeners('notification');
     connection.end().catch(() => {});
-    onListenFailure?.(error, retryInMs);
-    retry = setTimeout(() => void connect(), retryInMs).unref();
+    // A connection ended soon after it listened (a server that keeps ending it) does not start over at 1 s.
+    if (listeningSince !== undefined && Date.now() - listeningSince >= STEADY_MS) retryInMs = FIRST_RETRY_MS;
+    listeningSince = undefined;
+    const delay = retryInMs;
     retryInMs = Math.min(retryInMs * 2, LAST_RETRY_MS);
+    retry = setTimeout(() => void connect(), delay).unref();
+    const firstOfOutage = !failedAttempts;
+    failedAttempts = (failedAttempts ?? 0) + 1;
+    if (firstOfOutage) tell({ listening: false, error, retryInMs: delay });
   }
 
   return {
@@ -81,6 +145,7 @@ export function postgresAnnouncements(pool: pg.Pool, databaseUrl: string, schema
     async close() {
       closed = true;
       clearTimeout(retry);
+      clearInterval(heartbeat);
       const connection = client;
       client = undefined;
       await connection?.end().catch(() => {});

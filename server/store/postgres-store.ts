@@ -1,7 +1,7 @@
 // A PostgreSQL server through a `pg` Pool (teams sharing one sandbox, several instances behind a
 // load balancer). Each transaction holds one pooled client from BEGIN to COMMIT or ROLLBACK.
 import pg from 'pg';
-import { postgresAnnouncements, type OnListenFailure } from './postgres-announcements.ts';
+import { postgresAnnouncements, type AnnouncementOptions } from './postgres-announcements.ts';
 import { rethrowWithoutValues, type QueryResult, type Queryable, type Store } from './store.ts';
 
 type Client = pg.Pool | pg.PoolClient;
@@ -19,8 +19,8 @@ function queryable(client: Client): Queryable {
   };
 }
 
-/** `onListenFailure`: told when the connection that hears other instances fails (postgres-announcements.ts). */
-export async function openPostgresStore(databaseUrl: string, onListenFailure?: OnListenFailure): Promise<Store> {
+/** `announcements`: how the store hears its other instances (postgres-announcements.ts). */
+export async function openPostgresStore(databaseUrl: string, announcements: AnnouncementOptions = {}): Promise<Store> {
   const pool = new pg.Pool({ connectionString: databaseUrl });
   // An idle client that loses its server must not crash the process; the next query reports it.
   pool.on('error', () => {});
@@ -29,7 +29,7 @@ export async function openPostgresStore(databaseUrl: string, onListenFailure?: O
     await pool.end().catch(() => {});
     throw error;
   });
-  const otherInstances = postgresAnnouncements(pool, databaseUrl, rows[0]?.schema ?? '', onListenFailure);
+  const otherInstances = postgresAnnouncements(pool, databaseUrl, rows[0]?.schema ?? '', announcements);
   return {
     kind: 'postgres',
     ...queryable(pool),

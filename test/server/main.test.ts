@@ -134,21 +134,28 @@ describe('server/main.ts on an address beyond this machine', () => {
 });
 
 describe.runIf(DATABASE_URL)('server/main.ts on PostgreSQL (DATABASE_URL)', () => {
-  it('listens for the other instances, and when that connection is lost says so in its log and listens again', async () => {
+  it('listens for the other instances, and when that connection is lost says so in its log, then that it listens again', async () => {
     const databaseUrl = await freshPostgresSchemaUrl();
     const own = await startProcess(`${ROOT}node_modules/.bin/tsx`, ['server/main.ts'], /listening on http:\/\/\S+/, {
       cwd: ROOT,
-      env: { PORT: '0', HOST: '127.0.0.1', DATABASE_URL: databaseUrl, API_SPEC: AUTH_BUNDLE, LOG_LEVEL: 'warn' },
+      env: { PORT: '0', HOST: '127.0.0.1', DATABASE_URL: databaseUrl, API_SPEC: AUTH_BUNDLE, LOG_LEVEL: 'info' },
     });
     const other = await openStore({ databaseUrl });
+    const lineOf = (msg: string) => {
+      const found = own.output().match(new RegExp(`^\\{.*"msg":"${msg}.*$`, 'm'));
+      return found && (JSON.parse(found[0]) as Record<string, unknown>);
+    };
     try {
       await expect.poll(() => listeningInstances(other), { timeout: 10_000 }).toBe(1); // its delivery worker's
       await terminateListeners(other);
-      const warned = /^\{.*"msg":"Not listening for the other instances on this PostgreSQL.*$/m;
-      await expect.poll(() => own.output(), { timeout: 5_000 }).toMatch(warned);
-      const line = JSON.parse(own.output().match(warned)![0]) as Record<string, unknown>;
-      expect(line).toMatchObject({ level: 40, retryInMs: 1_000, err: { message: expect.stringMatching(/terminat/i) } });
-      await expect.poll(() => listeningInstances(other), { timeout: 5_000 }).toBe(1);
+      await expect.poll(() => lineOf('The connection that hears the other instances on this PostgreSQL was lost or refused'), { timeout: 5_000 }).toMatchObject({
+        level: 40,
+        error: expect.stringMatching(/terminat/i),
+        code: '57P01', // admin_shutdown
+        retryInMs: 1_000,
+      });
+      await expect.poll(() => lineOf('Listening again for the other instances on this PostgreSQL'), { timeout: 5_000 }).toMatchObject({ level: 30, failedAttempts: 1 });
+      expect(await listeningInstances(other)).toBe(1);
     } finally {
       await other.close();
       await own.stop();

@@ -11,9 +11,13 @@ import { createLogger } from '../../server/http/logging.ts';
 import { DEMO_SELLER, DEMO_SELLER_ID, ensureDemoSeller } from '../../server/sandbox/demo-seller.ts';
 import { encryptionKeyFileOf } from '../../server/store/encryption-key.ts';
 import { listMigrations, migrate } from '../../server/store/migrate.ts';
+import { openStore } from '../../server/store/open-store.ts';
+import type { ListenChange } from '../../server/store/postgres-announcements.ts';
+import { openPostgresStore } from '../../server/store/postgres-store.ts';
 import { rethrowWithoutValues, type Store } from '../../server/store/store.ts';
 import { DEMO, ISSUER, startTestServer, tokenForm } from './support/server.ts';
-import { DATABASE_URL, freshPostgresSchema, listeningInstances, openTestStore, terminateListeners } from './support/stores.ts';
+import { DATABASE_URL, freshPostgresSchema, freshPostgresSchemaUrl, listeningInstances, openTestStore, terminateListeners } from './support/stores.ts';
+import { tcpProxy } from './support/tcp-proxy.ts';
 
 const silent = createLogger('silent');
 
@@ -289,32 +293,95 @@ if (DATABASE_URL) {
       }
     });
 
-    it('is opened again after it was lost, saying so, and wakes its listeners once in case it missed something', async () => {
+    it('is opened again after it was lost, saying so once per outage, and wakes its listeners once in case it missed something', async () => {
       const open = await freshPostgresSchema();
-      const failures: Array<{ message: string; retryInMs: number }> = [];
-      const [a, b] = [await open(), await open({ onOtherInstancesUnheard: (error, retryInMs) => failures.push({ message: error.message, retryInMs }) })];
+      const changes: ListenChange[] = [];
+      const [a, b] = [
+        await open(),
+        await open({
+          onOtherInstancesListening: (change) => {
+            changes.push(change);
+            throw new Error('a caller whose callback fails'); // listening goes on
+          },
+        }),
+      ];
       try {
         let heard = 0;
         b.onAnnounced!('notification-due', () => void heard++);
         await expect.poll(() => listeningInstances(a), { timeout: 5_000 }).toBe(1);
+        expect(changes).toEqual([]); // the first connection is no change
         await terminateListeners(a);
-        await expect.poll(() => failures, { timeout: 5_000 }).toEqual([{ message: expect.stringMatching(/terminat/i), retryInMs: 1_000 }]);
+        await expect.poll(() => changes, { timeout: 5_000 }).toEqual([{ listening: false, error: expect.objectContaining({ message: expect.stringMatching(/terminat/i) }), retryInMs: 1_000 }]);
         expect(heard).toBe(0);
         // Listening again a second later; its listeners are told once, since what was published meanwhile is lost.
         await expect.poll(() => listeningInstances(a), { timeout: 5_000, interval: 100 }).toBe(1);
         await expect.poll(() => heard, { timeout: 5_000 }).toBe(1);
+        expect(changes[1]).toEqual({ listening: true, failedAttempts: 1 });
         await announceThrough(a);
         await expect.poll(() => heard, { timeout: 5_000 }).toBe(2);
-        expect(failures).toHaveLength(1);
-        // Closed while waiting to listen again: it is not opened again.
+        // Lost again soon after it listened: the next retry waits longer (a server that keeps ending it is not hammered).
         await terminateListeners(a);
-        await expect.poll(() => failures.length, { timeout: 5_000 }).toBe(2);
+        await expect.poll(() => changes.length, { timeout: 5_000 }).toBe(3);
+        expect(changes[2]).toMatchObject({ listening: false, retryInMs: 2_000 });
+        // Closed while waiting to listen again: it is not opened again.
         await b.close();
-        await new Promise((resolve) => setTimeout(resolve, 1_500));
+        await new Promise((resolve) => setTimeout(resolve, 2_500));
         expect(await listeningInstances(a)).toBe(0);
-        expect(failures).toHaveLength(2);
+        expect(changes).toHaveLength(3);
       } finally {
         await Promise.all([a.close(), b.close().catch(() => {})]); // b may be closed already
+      }
+    });
+
+    it('keeps listening whatever DATABASE_URL says of idle sessions, under its own application_name', async () => {
+      const url = new URL(await freshPostgresSchemaUrl());
+      url.searchParams.set('options', `${url.searchParams.get('options')} -c idle_session_timeout=400`);
+      url.searchParams.set('application_name', 'merchant-app');
+      const changes: ListenChange[] = [];
+      const [a, b] = [await openStore({ databaseUrl: url.toString() }), await openStore({ databaseUrl: url.toString(), onOtherInstancesListening: (change) => void changes.push(change) })];
+      try {
+        let heard = 0;
+        b.onAnnounced!('notification-due', () => void heard++);
+        await expect.poll(() => listeningInstances(a), { timeout: 5_000 }).toBe(1);
+        await new Promise((resolve) => setTimeout(resolve, 1_200)); // three idle timeouts
+        expect(changes).toEqual([]);
+        const { rows } = await a.query<{ name: string }>(`SELECT application_name AS name FROM pg_stat_activity WHERE query LIKE 'LISTEN %' AND application_name <> ''`);
+        expect(rows.map((row) => row.name)).toContain('payment-platform announcements');
+        expect(rows.map((row) => row.name)).not.toContain('merchant-app');
+        await announceThrough(a);
+        await expect.poll(() => heard, { timeout: 5_000 }).toBe(1);
+      } finally {
+        await Promise.all([a.close(), b.close()]);
+      }
+    });
+
+    it('finds a connection gone silent by its heartbeat, and listens again once the network lets it', async () => {
+      const url = await freshPostgresSchemaUrl();
+      const proxy = await tcpProxy({ host: new URL(url).hostname, port: Number(new URL(url).port) });
+      const a = await openStore({ databaseUrl: url });
+      const changes: ListenChange[] = [];
+      const b = await openPostgresStore(proxy.url(url), { onListenChange: (change) => void changes.push(change), heartbeatMs: 200, heartbeatTimeoutMs: 300 });
+      try {
+        const heard: string[] = [];
+        b.otherInstances!.listen((topic) => void heard.push(topic));
+        await expect.poll(() => listeningInstances(a), { timeout: 5_000 }).toBe(1);
+        await announceThrough(a);
+        await expect.poll(() => heard, { timeout: 5_000 }).toEqual(['notification-due']);
+        proxy.silent(); // new connections: accepted, never answered
+        proxy.freeze(); // the open one: no reset, no answer
+        await expect.poll(() => changes, { timeout: 5_000 }).toEqual([{ listening: false, error: expect.objectContaining({ message: 'The connection listening for other instances did not answer within 300 ms' }), retryInMs: 1_000 }]);
+        await new Promise((resolve) => setTimeout(resolve, 1_500)); // a retry timed out meanwhile: no second warning
+        expect(changes).toHaveLength(1);
+        proxy.up();
+        await expect.poll(() => changes.length, { timeout: 8_000 }).toBe(2);
+        expect(changes[1]).toEqual({ listening: true, failedAttempts: expect.any(Number) });
+        expect((changes[1] as { failedAttempts: number }).failedAttempts).toBeGreaterThanOrEqual(2);
+        await expect.poll(() => heard, { timeout: 5_000 }).toHaveLength(2); // woken once on listening again
+        await announceThrough(a);
+        await expect.poll(() => heard, { timeout: 5_000 }).toHaveLength(3);
+      } finally {
+        await Promise.all([a.close(), b.close()]);
+        await proxy.close();
       }
     });
   });
