@@ -1,9 +1,13 @@
 // The messages between the main thread (pglite-worker-store.ts) and the thread that owns PGlite
 // (pglite-worker.ts). Types only.
 
+import type { MaintenanceTimings } from './pglite-maintenance.ts';
+
 export interface WorkerData {
   /** PGlite data directory; absent or `memory://` means in memory. */
-  dataDir?: string;
+  dataDir?: string | undefined;
+  /** When the thread checkpoints and vacuums (pglite-maintenance.ts); its defaults otherwise. */
+  maintenance?: MaintenanceTimings | undefined;
 }
 
 /**

@@ -9,6 +9,7 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 import { Worker } from 'node:worker_threads';
 import { lockDataDirectory, type DataDirectoryLock, type LockOptions } from './data-directory-lock.ts';
 import { isOnDisk, privateDataDirectory, type MadePrivate } from './data-directory.ts';
+import type { MaintenanceTimings } from './pglite-maintenance.ts';
 import { pgliteSnapshot } from './pglite-snapshot.ts';
 import type { WorkerData, WorkerError, WorkerOpen, WorkerReply, WorkerRequest } from './pglite-worker-protocol.ts';
 import { rethrowWithoutValues, type QueryResult, type Queryable, type Store } from './store.ts';
@@ -113,6 +114,8 @@ function compiledEngine(): Engine {
 }
 
 export interface PgliteWorkerOptions {
+  /** When PGlite's thread checkpoints and vacuums (pglite-maintenance.ts); tests shorten them. */
+  maintenance?: MaintenanceTimings;
   /** true: the package's snapshot; a path: that file (pglite-snapshot.ts). In memory, or for a data directory with no cluster yet. */
   snapshot?: boolean | string;
   /** Told once when the worker thread stops unexpectedly (every call rejects from then on). */
@@ -177,13 +180,14 @@ async function openUnlocked(dataDir: string | undefined, options: PgliteWorkerOp
   // worker retries itself when PGlite rejects the snapshot, and a new worker starts when loading it
   // took its thread down (a corrupt archive fails inside PGlite's decompression, out of reach of any catch).
   let sentSnapshot = false;
-  const first = startWorkerStore(dataDir, () => {
+  const data: WorkerData = { dataDir, maintenance: options.maintenance };
+  const first = startWorkerStore(data, () => {
     const from = snapshot();
     sentSnapshot = from !== undefined;
     return { ...compiledEngine(), snapshot: from };
   }, options.onFailure, refusal);
   const opened = await first.catch((error: unknown) => (sentSnapshot ? undefined : Promise.reject(error)));
-  return opened ?? startWorkerStore(dataDir, compiledEngine, options.onFailure, refusal);
+  return opened ?? startWorkerStore(data, compiledEngine, options.onFailure, refusal);
 }
 
 /**
@@ -200,12 +204,12 @@ function startsEmpty(dataDir: string | undefined): boolean {
  * thread boots and loads PGlite's JavaScript while this one reads and compiles them.
  */
 function startWorkerStore(
-  dataDir: string | undefined,
+  data: WorkerData,
   prepare: () => WorkerOpen,
   onFailure: PgliteWorkerOptions['onFailure'],
   refusal?: () => Error | undefined,
 ): Promise<PgliteWorkerStore> {
-  const thread = spawnWorker({ dataDir });
+  const thread = spawnWorker(data);
   try {
     thread.postMessage(prepare() satisfies WorkerOpen);
   } catch (error) {

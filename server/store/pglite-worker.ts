@@ -13,11 +13,12 @@
 import { once } from 'node:events';
 import { parentPort, workerData } from 'node:worker_threads';
 import { PGlite, type Transaction } from '@electric-sql/pglite';
+import { startMaintenance } from './pglite-maintenance.ts';
 import { pgliteStartParams } from './pglite-settings.ts';
 import type { WorkerData, WorkerError, WorkerOpen, WorkerReply, WorkerRequest } from './pglite-worker-protocol.ts';
 
 const port = parentPort!;
-const { dataDir } = workerData as WorkerData;
+const { dataDir, maintenance } = workerData as WorkerData;
 
 /**
  * The fields of a PostgreSQL error that may cross: none that store.ts's rethrowWithoutValues takes
@@ -56,6 +57,7 @@ interface Open {
 }
 
 const transactions = new Map<number, Open>();
+let stopMaintenance: (() => void) | undefined;
 
 function begin(db: PGlite, id: number): Promise<void> {
   return new Promise((started, failed) => {
@@ -104,6 +106,7 @@ async function serve(db: PGlite, request: WorkerRequest): Promise<unknown> {
     case 'rollback':
       return end(request.tx!, false);
     case 'close': {
+      stopMaintenance?.();
       // A transaction still open (a request cut after the shutdown grace, whose next statements the
       // main thread now refuses) would never end, and db.close() would wait on it forever.
       const open = [...transactions.values()];
@@ -116,6 +119,7 @@ async function serve(db: PGlite, request: WorkerRequest): Promise<unknown> {
 
 try {
   const db = await open();
+  stopMaintenance = startMaintenance(db, maintenance);
   port.on('message', (request: WorkerRequest) => {
     serve(db, request).then(
       (result) => port.postMessage({ id: request.id, ok: true, result } satisfies WorkerReply),

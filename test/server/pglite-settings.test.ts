@@ -23,8 +23,8 @@ describe("the sandbox's PostgreSQL settings", () => {
   const dirs: string[] = [];
   afterAll(() => Promise.all(dirs.map((dir) => rm(dir, { recursive: true, force: true }))));
 
-  it('are small buffers, not initdb’s 128MB', () => {
-    expect(PGLITE_SETTINGS).toEqual({ shared_buffers: '16MB' });
+  it('are small buffers, not initdb’s 128MB, and at most 32MB of WAL kept for reuse at a checkpoint', () => {
+    expect(PGLITE_SETTINGS).toEqual({ shared_buffers: '16MB', min_wal_size: '32MB', max_wal_size: '32MB' });
   });
 
   it('hold for an in-memory store started from a snapshot', async () => {

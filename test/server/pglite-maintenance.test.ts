@@ -1,0 +1,75 @@
+// PGlite's thread does what a PostgreSQL server's checkpointer and autovacuum would
+// (server/store/pglite-maintenance.ts): without it the WAL of a data directory grew without bound
+// and deleted rows kept their space, a `reset()` included. Timings shortened here.
+import { readdir, mkdtemp, rm, stat } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, expect, inject, it } from 'vitest';
+import { openPgliteWorkerStore } from '../../server/store/pglite-worker-store.ts';
+
+const FAST = { checkEveryMs: 100, checkpointAfterBytes: 8 * 1024 * 1024, vacuumEveryMs: 600 };
+const dirs: string[] = [];
+afterAll(() => Promise.all(dirs.map((dir) => rm(dir, { recursive: true, force: true }))));
+
+async function walBytes(dataDir: string): Promise<number> {
+  const files = await readdir(join(dataDir, 'pg_wal'));
+  const sizes = await Promise.all(files.filter((f) => /^[0-9A-F]{24}$/.test(f)).map(async (f) => (await stat(join(dataDir, 'pg_wal', f))).size));
+  return sizes.reduce((a, b) => a + b, 0);
+}
+const MB = 1024 * 1024;
+
+it('keeps the WAL of a data directory bounded while it is written, and gives back the space of deleted rows', async () => {
+  const dataDir = join(await mkdtemp(join(tmpdir(), 'maintenance-')), 'data');
+  dirs.push(dataDir);
+  const store = await openPgliteWorkerStore(dataDir, { snapshot: inject('pgliteClusterSnapshot'), maintenance: FAST });
+  try {
+    await store.exec('CREATE TABLE filler (id serial PRIMARY KEY, v text)');
+    const written = async () => (await store.query<{ at: number }>("SELECT pg_wal_lsn_diff(pg_current_wal_lsn(), '0/0')::float8 AS at")).rows[0]!.at;
+    const from = await written();
+    for (let i = 0; i < 40; i++) {
+      await store.query("INSERT INTO filler (v) SELECT repeat('x', 200) FROM generate_series(1, 8000)");
+      await new Promise((resolve) => setTimeout(resolve, 20)); // room for the thread's passes between statements
+    }
+    expect((await written()) - from).toBeGreaterThan(80 * MB);
+    // Checkpoints ran meanwhile: what is kept is max_wal_size (32MB) and what came after the last one.
+    await expect.poll(() => walBytes(dataDir), { timeout: 5_000 }).toBeLessThanOrEqual(48 * MB);
+    const size = async () => (await store.query<{ bytes: number }>("SELECT pg_relation_size('filler')::float8 AS bytes")).rows[0]!.bytes;
+    expect(await size()).toBeGreaterThan(50 * MB);
+    await store.exec('DELETE FROM filler'); // as a reset() does
+    await expect.poll(size, { timeout: 5_000, interval: 100 }).toBe(0); // vacuumed: the emptied table truncated
+    // The planner's statistics were taken too (ANALYZE).
+    expect((await store.query<{ analyzed: boolean }>("SELECT last_analyze IS NOT NULL AS analyzed FROM pg_stat_user_tables WHERE relname = 'filler'")).rows).toEqual([{ analyzed: true }]);
+  } finally {
+    await store.close();
+  }
+});
+
+it('keeps at most max_wal_size of WAL for reuse at a checkpoint, however much was written since the last', async () => {
+  const dataDir = join(await mkdtemp(join(tmpdir(), 'maintenance-')), 'data');
+  dirs.push(dataDir);
+  const never = { checkEveryMs: 3_600_000, checkpointAfterBytes: Infinity, vacuumEveryMs: Infinity };
+  const store = await openPgliteWorkerStore(dataDir, { snapshot: inject('pgliteClusterSnapshot'), maintenance: never });
+  try {
+    await store.exec('CREATE TABLE filler (id serial PRIMARY KEY, v text)');
+    for (let i = 0; i < 30; i++) await store.query("INSERT INTO filler (v) SELECT repeat('x', 200) FROM generate_series(1, 8000)");
+    expect(await walBytes(dataDir)).toBeGreaterThan(64 * MB);
+    await store.exec('CHECKPOINT');
+    expect(await walBytes(dataDir)).toBeLessThanOrEqual(34 * MB); // 32MB kept, and the segment being written
+  } finally {
+    await store.close();
+  }
+});
+
+it('does nothing while the store is idle: no statement writes WAL', async () => {
+  const store = await openPgliteWorkerStore(undefined, { snapshot: inject('pgliteClusterSnapshot'), maintenance: FAST });
+  try {
+    await store.exec('CREATE TABLE t (v int); INSERT INTO t VALUES (1)');
+    const position = async () => (await store.query<{ at: string }>('SELECT pg_current_wal_lsn()::text AS at')).rows[0]!.at;
+    await new Promise((resolve) => setTimeout(resolve, 1_200)); // its own checkpoint, then vacuum and checkpoint, after the writes
+    const settled = await position();
+    await new Promise((resolve) => setTimeout(resolve, 1_500)); // fifteen more checks, two vacuum periods
+    expect(await position()).toBe(settled);
+  } finally {
+    await store.close();
+  }
+});
