@@ -150,7 +150,8 @@ export async function runSandbox(configured: Config, logger: Logger): Promise<Ru
         clearTimeout(cut);
         clearInterval(idle);
         await billingStopped;
-        await deliveryWorker.stop(); // the attempt in flight is recorded before the store closes
+        // The attempts in flight are recorded, or cut after the worker's grace (STOP_GRACE_MS) and given back, before the store closes.
+        await deliveryWorker.stop();
         await resetting;
         await store.close();
       })());

@@ -52,6 +52,8 @@ export interface DeliveryWorkerOptions {
   pollIntervalMs?: number;
   batchSize?: number;
   now?: () => Date;
+  /** How long `stop()` lets the attempts in flight finish before it cuts them (STOP_GRACE_MS by default). */
+  stopGraceMs?: number;
   /**
    * How the connections of a seller's deliveries resolve host names (dns.lookup by default): the hook
    * that checks the address actually connected to. Literal addresses do not go through it:
@@ -64,6 +66,8 @@ export interface AttemptOutcome {
   statusCode?: number;
   latencyMs: number;
   error?: string;
+  /** Cut by the worker's stop: not an attempt of the merchant's endpoint, which the next start makes again. */
+  interrupted?: true;
 }
 
 /** Attempts in flight at once, all sellers together; and of one seller. */
@@ -110,16 +114,22 @@ function ignoreBody(response: http.IncomingMessage): Promise<void> {
   });
 }
 
-/** One POST (redirects are not followed); the answer's status, or why there is none. */
+/** One POST (redirects are not followed); the answer's status, or why there is none (`interrupted` when `stop` aborted it). */
 async function post(
   agents: ReturnType<typeof agentsOf>,
   lookup: LookupFunction | undefined,
   target: NotificationTarget,
   payload: unknown,
   timeoutMs: number,
+  stop: AbortSignal,
 ): Promise<AttemptOutcome> {
   const started = performance.now();
-  const signal = AbortSignal.timeout(timeoutMs);
+  // One controller for the timeout and the worker's stop (not AbortSignal.any, whose sources Node 20 holds weakly).
+  const controller = new AbortController();
+  const { signal } = controller;
+  const timer = setTimeout(() => controller.abort(), timeoutMs);
+  const onStop = () => controller.abort();
+  stop.addEventListener('abort', onStop, { once: true });
   try {
     const url = new URL(target.url);
     const body = JSON.stringify(payload);
@@ -136,10 +146,22 @@ async function post(
     await ignoreBody(response);
     return { statusCode: response.statusCode, latencyMs: Math.round(performance.now() - started) };
   } catch (error) {
+    if (stop.aborted) return { latencyMs: Math.round(performance.now() - started), interrupted: true };
     const reason = signal.aborted ? `no answer within ${timeoutMs} ms` : (error as Error).message;
     return { latencyMs: Math.round(performance.now() - started), error: reason };
+  } finally {
+    clearTimeout(timer);
+    stop.removeEventListener('abort', onStop);
   }
 }
+
+/**
+ * How long a stop waits for the attempts in flight (each may take the policy's 10 s): a sandbox
+ * stopped by a container runtime gets ~10 s before it is killed, and a killed one leaves its data
+ * directory locked for 10 s more. The attempts cut then are not recorded: their leases are given
+ * back, and the next start makes them again.
+ */
+export const STOP_GRACE_MS = 2_000;
 
 export function createDeliveryWorker(options: DeliveryWorkerOptions) {
   const { store, logger, resolveTarget } = options;
@@ -149,14 +171,20 @@ export function createDeliveryWorker(options: DeliveryWorkerOptions) {
   const repo = notificationRepository(store);
   // Long enough to cover one attempt; a crashed worker's rows come back after it.
   const leaseMs = policy.attemptTimeoutMs + 5_000;
+  let stopping = new AbortController();
 
   async function attempt(delivery: DeliveryRow): Promise<void> {
     const startedAt = now();
     const resolved = await resolveTarget(delivery.seller_id);
     const target = resolved && !('refused' in resolved) ? resolved : undefined;
     const outcome: AttemptOutcome = target
-      ? await post(agents, options.lookupFor?.(delivery.seller_id), target, delivery.payload, policy.attemptTimeoutMs)
+      ? await post(agents, options.lookupFor?.(delivery.seller_id), target, delivery.payload, policy.attemptTimeoutMs, stopping.signal)
       : { latencyMs: 0, error: resolved && 'refused' in resolved ? `notification URL refused: ${resolved.refused}` : 'no notification URL is configured for the seller' };
+    if (outcome.interrupted) {
+      await repo.releaseLease(delivery.delivery_id, delivery.locked_until!);
+      logger.info({ delivery_id: delivery.delivery_id }, 'merchant notification attempt cut by the stop, not recorded: made again at the next start');
+      return;
+    }
     const number = await store.transaction((tx) =>
       notificationRepository(tx).recordResult(
         delivery.delivery_id,
@@ -236,15 +264,21 @@ export function createDeliveryWorker(options: DeliveryWorkerOptions) {
     runOnce,
     /** Passes every poll interval, and soon after a delivery of this process becomes due (Store.onAnnounced). */
     start() {
+      if (stopping.signal.aborted) stopping = new AbortController(); // started again after a stop
       stopListening ??= store.onAnnounced?.('notification-due', poller.wake);
       poller.start();
     },
-    /** No new attempt; the attempts running are recorded before this resolves. */
+    /**
+     * No new attempt; the attempts running are recorded before this resolves, or, still running after
+     * `stopGraceMs`, cut and given back (made again at the next start).
+     */
     async stop() {
       stopListening?.();
       stopListening = undefined;
+      const cut = setTimeout(() => stopping.abort(), options.stopGraceMs ?? STOP_GRACE_MS);
       await poller.stop();
       await Promise.all(running);
+      clearTimeout(cut);
       // The connections kept alive go too: a stopped worker holds nothing open.
       for (const agent of Object.values(agents)) agent.destroy();
     },

@@ -150,6 +150,11 @@ export function notificationRepository(db: Queryable) {
       return rows.map(delivery);
     },
 
+    /** Gives back the lease of an attempt that was not made to its end (the worker stopped): the delivery is due again at once. */
+    async releaseLease(deliveryId: string, lease: Date): Promise<void> {
+      await db.query(`UPDATE notification_deliveries SET locked_until = NULL WHERE delivery_id = $1 AND locked_until = $2 AND status = 'pending'`, [deliveryId, lease]);
+    },
+
     /**
      * Records the result of an attempt made under `lease` (the `locked_until` its claim set) and moves
      * the delivery on, in one transaction of the caller's: the row is locked first, the attempt

@@ -432,6 +432,28 @@ for (const kind of STORE_KINDS) {
         }
       });
 
+      it('cuts an attempt still running a grace after the stop, records nothing of it, and makes it again at the next start', async () => {
+        endpoint = await merchant(['hang', 200]);
+        target = { url: endpoint.url, user: 'loja', password: 'senha' };
+        const stopping = createDeliveryWorker({ store, logger, policy: { ...POLICY, attemptTimeoutMs: 30_000 }, now: () => clock, resolveTarget: async () => target, stopGraceMs: 300 });
+        stopping.start();
+        const id = await enqueue();
+        await expect.poll(() => endpoint.received.length, { timeout: 5_000, interval: 20 }).toBe(1); // its merchant does not answer
+        const asked = Date.now();
+        await stopping.stop();
+        const took = Date.now() - asked;
+        expect(took).toBeGreaterThanOrEqual(250); // the grace first
+        expect(took).toBeLessThan(3_000); // not the attempt's 30 s
+        expect(await stored(id)).toMatchObject({ status: 'pending', attempts: 0 });
+        expect(await attempts(id)).toEqual([]);
+        const { rows } = await store.query<{ leased: boolean; due: boolean }>('SELECT locked_until IS NOT NULL AS leased, next_attempt_at <= $2 AS due FROM notification_deliveries WHERE delivery_id = $1', [id, clock]);
+        expect(rows).toEqual([{ leased: false, due: true }]); // given back: due at once
+        expect(logs.lines.at(-1)).toMatchObject({ delivery_id: id, msg: 'merchant notification attempt cut by the stop, not recorded: made again at the next start' });
+        expect(await worker().runOnce()).toBe(1);
+        expect(await stored(id)).toMatchObject({ status: 'delivered', attempts: 1 });
+        expect(endpoint.received).toHaveLength(2);
+      });
+
       it('takes a delivery back from a worker that died mid-attempt, once its lease expires', async () => {
         endpoint = await merchant([200]);
         target = { url: endpoint.url, user: 'loja', password: 'senha' };
