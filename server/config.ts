@@ -214,6 +214,20 @@ function databaseUrl(value: string | undefined): string | undefined {
   throw new Error('DATABASE_URL must be a PostgreSQL URL (postgres://user:password@host:5432/database), written without spaces; this one is not');
 }
 
+/**
+ * HEADERS_TIMEOUT_MS and REQUEST_TIMEOUT_MS. The headers are part of the request: Node refuses a
+ * headers timeout longer than the request's (a RangeError at start), so an unset HEADERS_TIMEOUT_MS
+ * follows a REQUEST_TIMEOUT_MS shorter than its 10 s, and a longer one given is refused by name.
+ */
+function slowClientTimeouts(env: NodeJS.ProcessEnv): Pick<Config, 'headersTimeoutMs' | 'requestTimeoutMs'> {
+  const requestTimeoutMs = milliseconds('REQUEST_TIMEOUT_MS', env.REQUEST_TIMEOUT_MS, 30_000);
+  const headersTimeoutMs = milliseconds('HEADERS_TIMEOUT_MS', env.HEADERS_TIMEOUT_MS, Math.min(10_000, requestTimeoutMs));
+  if (headersTimeoutMs > requestTimeoutMs) {
+    throw new Error(`HEADERS_TIMEOUT_MS (${headersTimeoutMs}) must not be longer than REQUEST_TIMEOUT_MS (${requestTimeoutMs}): the headers are part of the request`);
+  }
+  return { headersTimeoutMs, requestTimeoutMs };
+}
+
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   // This machine only, by default; another address needs SANDBOX_ADMIN_TOKEN set (refuseExposedDefaults).
   const host = env.HOST || '127.0.0.1';
@@ -236,8 +250,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     rateLimit: { limit: count('RATE_LIMIT_PER_SECOND', env.RATE_LIMIT_PER_SECOND, 200), windowMs: 1000 },
     trustProxy: trustProxy(env.TRUST_PROXY),
     tokenFailedAttempts: { limit: count('TOKEN_FAILED_ATTEMPTS_PER_MINUTE', env.TOKEN_FAILED_ATTEMPTS_PER_MINUTE, 10), windowMs: 60_000 },
-    headersTimeoutMs: milliseconds('HEADERS_TIMEOUT_MS', env.HEADERS_TIMEOUT_MS, 10_000),
-    requestTimeoutMs: milliseconds('REQUEST_TIMEOUT_MS', env.REQUEST_TIMEOUT_MS, 30_000),
+    ...slowClientTimeouts(env),
     // `make docs` renders the HTML reference into the sandbox package (server/docs/), which ships it.
     docsFile: env.DOCS_FILE ? fromCwd(env.DOCS_FILE) : resolve(PACKAGE_ROOT, 'docs/index.html'),
     bodyLimit: '1mb',

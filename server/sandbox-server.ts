@@ -146,12 +146,15 @@ export async function runSandbox(configured: Config, logger: Logger): Promise<Ru
         // Keep-alive connections become idle when their request finishes: close them then.
         const idle = setInterval(() => server.closeIdleConnections(), 50);
         const billingStopped = billing.stop(); // no new tick; the charge in progress commits (or rolls back whole)
+        // Meanwhile, not after the requests: the attempts in flight are recorded, or cut after the
+        // worker's grace (STOP_GRACE_MS) and given back, before the store closes; a request still
+        // running may enqueue a notification, which the next start delivers.
+        const deliveryStopped = deliveryWorker.stop();
         await new Promise<void>((resolve) => server.close(() => resolve()));
         clearTimeout(cut);
         clearInterval(idle);
         await billingStopped;
-        // The attempts in flight are recorded, or cut after the worker's grace (STOP_GRACE_MS) and given back, before the store closes.
-        await deliveryWorker.stop();
+        await deliveryStopped;
         await resetting;
         await store.close();
       })());

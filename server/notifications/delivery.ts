@@ -130,6 +130,7 @@ async function post(
   const timer = setTimeout(() => controller.abort(), timeoutMs);
   const onStop = () => controller.abort();
   stop.addEventListener('abort', onStop, { once: true });
+  if (stop.aborted) controller.abort(); // stopped before this began: an aborted signal fires no listener
   try {
     const url = new URL(target.url);
     const body = JSON.stringify(payload);
@@ -173,18 +174,22 @@ export function createDeliveryWorker(options: DeliveryWorkerOptions) {
   const leaseMs = policy.attemptTimeoutMs + 5_000;
   let stopping = new AbortController();
 
+  /** An attempt cut by the stop, or not begun because of it: given back, made again at the next start. */
+  async function giveBack(delivery: DeliveryRow): Promise<void> {
+    await repo.releaseLease(delivery.delivery_id, delivery.locked_until!);
+    logger.info({ delivery_id: delivery.delivery_id }, 'merchant notification attempt cut by the stop, not recorded: made again at the next start');
+  }
+
   async function attempt(delivery: DeliveryRow): Promise<void> {
+    const stop = stopping.signal; // this run's: a later start() makes another
+    if (stop.aborted) return giveBack(delivery); // leased by a pass that ended after the stop's grace
     const startedAt = now();
     const resolved = await resolveTarget(delivery.seller_id);
     const target = resolved && !('refused' in resolved) ? resolved : undefined;
     const outcome: AttemptOutcome = target
-      ? await post(agents, options.lookupFor?.(delivery.seller_id), target, delivery.payload, policy.attemptTimeoutMs, stopping.signal)
+      ? await post(agents, options.lookupFor?.(delivery.seller_id), target, delivery.payload, policy.attemptTimeoutMs, stop)
       : { latencyMs: 0, error: resolved && 'refused' in resolved ? `notification URL refused: ${resolved.refused}` : 'no notification URL is configured for the seller' };
-    if (outcome.interrupted) {
-      await repo.releaseLease(delivery.delivery_id, delivery.locked_until!);
-      logger.info({ delivery_id: delivery.delivery_id }, 'merchant notification attempt cut by the stop, not recorded: made again at the next start');
-      return;
-    }
+    if (outcome.interrupted) return giveBack(delivery);
     const number = await store.transaction((tx) =>
       notificationRepository(tx).recordResult(
         delivery.delivery_id,
@@ -264,7 +269,7 @@ export function createDeliveryWorker(options: DeliveryWorkerOptions) {
     runOnce,
     /** Passes every poll interval, and soon after a delivery of this process becomes due (Store.onAnnounced). */
     start() {
-      if (stopping.signal.aborted) stopping = new AbortController(); // started again after a stop
+      stopping = new AbortController(); // a stop still pending cuts only the attempts of the run it stops
       stopListening ??= store.onAnnounced?.('notification-due', poller.wake);
       poller.start();
     },
@@ -275,7 +280,8 @@ export function createDeliveryWorker(options: DeliveryWorkerOptions) {
     async stop() {
       stopListening?.();
       stopListening = undefined;
-      const cut = setTimeout(() => stopping.abort(), options.stopGraceMs ?? STOP_GRACE_MS);
+      const run = stopping;
+      const cut = setTimeout(() => run.abort(), options.stopGraceMs ?? STOP_GRACE_MS);
       await poller.stop();
       await Promise.all(running);
       clearTimeout(cut);

@@ -109,3 +109,15 @@ describe('where the sandbox keeps its data', () => {
     );
   });
 });
+
+describe('slow-client timeouts', () => {
+  it('keep the headers within the request: an unset HEADERS_TIMEOUT_MS follows a shorter REQUEST_TIMEOUT_MS, a longer one given is refused', () => {
+    expect(loadConfig({})).toMatchObject({ headersTimeoutMs: 10_000, requestTimeoutMs: 30_000 });
+    expect(loadConfig({ REQUEST_TIMEOUT_MS: '4000' })).toMatchObject({ headersTimeoutMs: 4_000, requestTimeoutMs: 4_000 });
+    expect(loadConfig({ REQUEST_TIMEOUT_MS: '4000', HEADERS_TIMEOUT_MS: '2000' })).toMatchObject({ headersTimeoutMs: 2_000, requestTimeoutMs: 4_000 });
+    expect(() => loadConfig({ REQUEST_TIMEOUT_MS: '4000', HEADERS_TIMEOUT_MS: '5000' })).toThrow(
+      'HEADERS_TIMEOUT_MS (5000) must not be longer than REQUEST_TIMEOUT_MS (4000): the headers are part of the request',
+    );
+    expect(() => loadConfig({ HEADERS_TIMEOUT_MS: '40000' })).toThrow('HEADERS_TIMEOUT_MS (40000) must not be longer than REQUEST_TIMEOUT_MS (30000)');
+  });
+});

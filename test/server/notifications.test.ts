@@ -454,6 +454,28 @@ for (const kind of STORE_KINDS) {
         expect(endpoint.received).toHaveLength(2);
       });
 
+      it('gives back, unattempted, a delivery whose attempt only reaches its merchant after the stop cut the others', async () => {
+        endpoint = await merchant(['hang']);
+        let resolving = false;
+        const slowTarget = async () => {
+          resolving = true;
+          await new Promise((resolve) => setTimeout(resolve, 600)); // past the grace below
+          return { url: endpoint.url, user: 'loja', password: 'senha' };
+        };
+        const stopping = createDeliveryWorker({ store, logger, policy: { ...POLICY, attemptTimeoutMs: 30_000 }, now: () => clock, resolveTarget: slowTarget, stopGraceMs: 100 });
+        stopping.start();
+        const id = await enqueue();
+        await expect.poll(() => resolving, { timeout: 5_000, interval: 10 }).toBe(true);
+        const asked = Date.now();
+        await stopping.stop();
+        expect(Date.now() - asked).toBeLessThan(3_000); // not the attempt's 30 s
+        expect(endpoint.received).toEqual([]); // never sent
+        expect(await stored(id)).toMatchObject({ status: 'pending', attempts: 0 });
+        expect(await attempts(id)).toEqual([]);
+        const { rows } = await store.query<{ leased: boolean }>('SELECT locked_until IS NOT NULL AS leased FROM notification_deliveries WHERE delivery_id = $1', [id]);
+        expect(rows).toEqual([{ leased: false }]);
+      });
+
       it('takes a delivery back from a worker that died mid-attempt, once its lease expires', async () => {
         endpoint = await merchant([200]);
         target = { url: endpoint.url, user: 'loja', password: 'senha' };

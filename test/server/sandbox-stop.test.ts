@@ -3,7 +3,7 @@
 // directory locked): the attempt in flight is cut after the delivery worker's grace, not recorded,
 // and made again by the next start on the same data directory.
 import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { connect, type AddressInfo } from 'node:net';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -16,6 +16,55 @@ import { cardForm, configureCheckout, createIntent } from './support/checkout.ts
 
 const dirs: string[] = [];
 afterAll(() => Promise.all(dirs.map((dir) => rm(dir, { recursive: true, force: true }))));
+
+/** A merchant endpoint on 127.0.0.1 that answers 200 once `answering`, and never before; `closedAt` of each request's connection. */
+async function merchantEndpoint() {
+  const state = { answering: false, received: [] as string[], closedAt: [] as number[] };
+  const server: Server = createServer((req, res) => {
+    req.socket.once('close', () => state.closedAt.push(Date.now()));
+    req.resume();
+    req.on('end', () => {
+      state.received.push(req.method!);
+      if (state.answering) res.writeHead(200).end('ok'); // else never answers: the attempt waits up to 10 s
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  return { state, url, close: () => new Promise<void>((resolve) => (server.closeAllConnections(), server.close(() => resolve()))) };
+}
+
+/** A paid payment intent of the sandbox's demo seller, whose notification goes to `merchantUrl`. */
+async function paidIntent(sandboxUrl: string, seller: { clientId: string; clientSecret: string }, merchantUrl: string) {
+  const server = { http: supertest(sandboxUrl) } as unknown as TestServer;
+  const form = { grant_type: 'client_credentials', client_id: seller.clientId, client_secret: seller.clientSecret, scope: 'digital-plataform:gateway-api' };
+  const token: string = (await server.http.post('/authentication/oauth2/-core/access_token').type('form').send(form)).body.access_token;
+  await configureCheckout(server, token, { url: merchantUrl });
+  const intent = await createIntent(server, token);
+  expect((await server.http.post(`/checkout/${intent.payment_intent_id}/pay`).type('form').send(cardForm())).status).toBe(303);
+}
+
+it('cuts the attempts after the delivery grace even while a request still holds the stop (the two waits run together)', async () => {
+  const merchant = await merchantEndpoint();
+  const sandbox = await startSandbox();
+  const request = connect(Number(new URL(sandbox.url).port), '127.0.0.1');
+  try {
+    await paidIntent(sandbox.url, sandbox.seller, merchant.url);
+    await expect.poll(() => merchant.state.received.length, { timeout: 5_000, interval: 20 }).toBe(1);
+    // A request whose body comes 4 s later: the stop waits for it (up to its own 10 s grace).
+    request.on('error', () => {});
+    request.write('POST /authentication/oauth2/-core/access_token HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/x-www-form-urlencoded\r\nContent-Length: 10\r\n\r\n');
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    const asked = Date.now();
+    const body = setTimeout(() => request.write('grant_type'), 4_000);
+    await sandbox.close();
+    clearTimeout(body);
+    expect(merchant.state.closedAt[0]! - asked).toBeLessThan(STOP_GRACE_MS + 1_500); // cut at the grace, not after the request's 4 s
+    expect(Date.now() - asked).toBeGreaterThanOrEqual(3_900); // the request did hold the stop
+  } finally {
+    request.destroy();
+    await merchant.close();
+  }
+});
 
 it('stops within the delivery grace while a merchant never answers, and the next start delivers what it cut', async () => {
   let answering = false;
