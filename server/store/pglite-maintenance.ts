@@ -7,10 +7,15 @@
 // 4,710 rows (10 MB once vacuumed), and a `reset()` that gave back nothing.
 //
 // Every `checkEveryMs` the thread reads the WAL position (no write): when it moved since the last
-// vacuum and that was `vacuumEveryMs` ago, `VACUUM (ANALYZE)` (which also truncates the tables a
-// reset emptied, and refreshes the planner's statistics), then a checkpoint; otherwise a checkpoint
-// once `checkpointAfterBytes` of WAL were written since the last. The statements go through PGlite's
-// own queue, so they run between transactions, never inside one; an idle store does nothing.
+// vacuum and that was `vacuumEveryMs` ago, `VACUUM (ANALYZE)` of each table (which also truncates
+// the tables a reset emptied, and refreshes the planner's statistics), then a checkpoint; otherwise a
+// checkpoint once `checkpointAfterBytes` of WAL were written since the last. The statements go
+// through PGlite's own queue, so they run between transactions, never inside one, and the requests
+// waiting run between two tables' vacuums (one for the whole database held a 194 MB one's requests
+// for 2.6 s, an outside review). PGlite keeps no per-table activity counts (pg_stat_user_tables
+// stays at zero: its loop never reports them), so every table of the database's schemas is
+// vacuumed, not only the changed ones. The first pass counts everything written since the cluster
+// began; an idle store then does nothing.
 import type { PGlite } from '@electric-sql/pglite';
 
 export interface MaintenanceTimings {
@@ -36,7 +41,14 @@ export function startMaintenance(db: PGlite, timings: MaintenanceTimings = MAINT
     const now = await position();
     const vacuum = now !== vacuumedAt && Date.now() - lastVacuum >= timings.vacuumEveryMs;
     if (vacuum) {
-      await db.exec('VACUUM (ANALYZE)');
+      const { rows } = await db.query<{ name: string }>(
+        `SELECT format('%I.%I', n.nspname, c.relname) AS name FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
+          WHERE c.relkind IN ('r', 'm') AND n.nspname <> 'information_schema' AND n.nspname NOT LIKE 'pg\\_%' ORDER BY 1`,
+      );
+      for (const { name } of rows) {
+        if (stopped) return; // a closing store waits for one table at most
+        await db.exec(`VACUUM (ANALYZE) ${name}`);
+      }
       lastVacuum = Date.now();
     }
     if (vacuum || (await position()) - checkpointedAt >= timings.checkpointAfterBytes) {
