@@ -15,7 +15,7 @@
 // fill (repository.ts). So a seller with a delivery due waits for at most about one turn of the
 // sellers that have some due, whatever their backlogs. A pass runs every poll interval, and soon
 // after a delivery of this process becomes due (a payment's notification committed, a redelivery).
-import { once } from 'node:events';
+import { once, setMaxListeners } from 'node:events';
 import http from 'node:http';
 import https from 'node:https';
 import type { LookupFunction } from 'node:net';
@@ -172,7 +172,13 @@ export function createDeliveryWorker(options: DeliveryWorkerOptions) {
   const repo = notificationRepository(store);
   // Long enough to cover one attempt; a crashed worker's rows come back after it.
   const leaseMs = policy.attemptTimeoutMs + 5_000;
-  let stopping = new AbortController();
+  // One signal for every attempt in flight (up to MAX_IN_FLIGHT listeners): no leak warning past 10.
+  const stopSignal = () => {
+    const controller = new AbortController();
+    setMaxListeners(0, controller.signal);
+    return controller;
+  };
+  let stopping = stopSignal();
 
   /** An attempt cut by the stop, or not begun because of it: given back, made again at the next start. */
   async function giveBack(delivery: DeliveryRow): Promise<void> {
@@ -269,7 +275,7 @@ export function createDeliveryWorker(options: DeliveryWorkerOptions) {
     runOnce,
     /** Passes every poll interval, and soon after a delivery of this process becomes due (Store.onAnnounced). */
     start() {
-      stopping = new AbortController(); // a stop still pending cuts only the attempts of the run it stops
+      stopping = stopSignal(); // a stop still pending cuts only the attempts of the run it stops
       stopListening ??= store.onAnnounced?.('notification-due', poller.wake);
       poller.start();
     },

@@ -250,6 +250,9 @@ for (const kind of STORE_KINDS) {
         endpoint = await merchant([200]);
         const id = await enqueue();
         const pool = poolBeside(slow, 3_000);
+        const warnings: string[] = [];
+        const onWarning = (warning: Error) => void warnings.push(warning.name);
+        process.on('warning', onWarning);
         const started = Date.now();
         pool.start();
         try {
@@ -260,7 +263,10 @@ for (const kind of STORE_KINDS) {
           // Their further attempts shared MAX_IN_FLIGHT - RESERVED_FOR_IDLE_SELLERS places; the rest stayed free.
           expect(counts.reduce((a, b) => a + b)).toBeLessThanOrEqual(MAX_IN_FLIGHT - RESERVED_FOR_IDLE_SELLERS + counts.length);
           expect(endpoint.received).toHaveLength(1);
+          await new Promise((resolve) => setImmediate(resolve)); // a warning is emitted on a later tick
+          expect(warnings).not.toContain('MaxListenersExceededWarning'); // 32 attempts listen to the worker's stop
         } finally {
+          process.off('warning', onWarning);
           await slow.close(); // ends the hanging attempts, so stopping does not wait for their timeouts
           await pool.stop();
         }
