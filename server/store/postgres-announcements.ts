@@ -34,6 +34,9 @@ export interface AnnouncementOptions {
  */
 export const channelOf = (schema: string) => `payment_platform_${createHash('sha256').update(schema).digest('hex').slice(0, 32)}`;
 
+/** The statement the instances of a schema listen with (and that pg_stat_activity then shows for their connection). */
+export const listenStatementOf = (schema: string) => `LISTEN ${pg.escapeIdentifier(channelOf(schema))}`;
+
 /**
  * `pool` publishes; listening opens one more connection to `databaseUrl`, on the first `listen()`,
  * and opens it again after a failure until `close()`. An instance does not hear its own
@@ -46,7 +49,7 @@ export const channelOf = (schema: string) => `payment_platform_${createHash('sha
 export function postgresAnnouncements(pool: pg.Pool, databaseUrl: string, schema: string, options: AnnouncementOptions = {}): OtherInstances & { close(): Promise<void> } {
   const { onListenChange, heartbeatMs = 30_000, heartbeatTimeoutMs = 10_000 } = options;
   const channel = channelOf(schema);
-  const listen = `LISTEN ${pg.escapeIdentifier(channel)}`;
+  const listen = listenStatementOf(schema);
   const instance = randomUUID();
   let closed = false;
   let heard: ((topic: StoreTopic) => void) | undefined;

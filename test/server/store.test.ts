@@ -26,6 +26,16 @@ const silent = createLogger('silent');
  * opened in one test are two instances on the same database.
  */
 type Opener = () => Promise<Store>;
+
+/** A transaction that inserts `id` into `outbox` and announces a due delivery, then throws: rolled back. */
+const rolledBackAnnouncing = (store: Store, id: number) =>
+  expect(
+    store.transaction(async (tx) => {
+      await tx.query('INSERT INTO outbox VALUES ($1)', [id]);
+      tx.announce!('notification-due');
+      throw new Error('rolled back');
+    }),
+  ).rejects.toThrow('rolled back');
 function storeSuite(name: string, freshDatabase: () => Promise<Opener>) {
   describe(name, () => {
     let open: Opener;
@@ -172,13 +182,7 @@ function storeSuite(name: string, freshDatabase: () => Promise<Opener>) {
           expect(heard).toEqual([]); // not while the transaction is open
         });
         await expect.poll(() => heard).toEqual(['rows 1']);
-        await expect(
-          store.transaction(async (tx) => {
-            await tx.query('INSERT INTO outbox VALUES (2)');
-            tx.announce!('notification-due');
-            throw new Error('rolled back');
-          }),
-        ).rejects.toThrow('rolled back');
+        await rolledBackAnnouncing(store, 2);
         store.announce!('notification-due'); // outside a transaction: at once
         await expect.poll(() => heard).toEqual(['rows 1', 'rows 1']);
         stop();
@@ -215,13 +219,7 @@ function storeSuite(name: string, freshDatabase: () => Promise<Opener>) {
           tx.announce!('notification-due');
         });
         await expect.poll(() => heard, { timeout: 5_000 }).toEqual({ a: [1], b: [1] });
-        await expect(
-          b.transaction(async (tx) => {
-            await tx.query('INSERT INTO outbox VALUES (2)');
-            tx.announce!('notification-due');
-            throw new Error('rolled back');
-          }),
-        ).rejects.toThrow('rolled back');
+        await rolledBackAnnouncing(b, 2);
         await b.transaction(async (tx) => {
           await tx.query('INSERT INTO outbox VALUES (3)');
           tx.announce!('notification-due');

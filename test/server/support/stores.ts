@@ -7,9 +7,8 @@ import { inject } from 'vitest';
 import { copyFile, mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import pg from 'pg';
 import { listMigrations, migrate } from '../../../server/store/migrate.ts';
-import { channelOf } from '../../../server/store/postgres-announcements.ts';
+import { listenStatementOf } from '../../../server/store/postgres-announcements.ts';
 import { type Store } from '../../../server/store/store.ts';
 import { openStore, type StoreOptions } from '../../../server/store/open-store.ts';
 
@@ -59,19 +58,19 @@ export async function freshPostgresSchemaUrl(options: { timeZone?: string } = {}
 }
 
 /** What the connections listening for the instances on `store`'s schema ran last (postgres-announcements.ts). */
-async function listenStatementOf(store: Store): Promise<string> {
+async function listenStatementOfStore(store: Store): Promise<string> {
   const { rows } = await store.query<{ schema: string }>('SELECT current_schema() AS schema');
-  return `LISTEN ${pg.escapeIdentifier(channelOf(rows[0]!.schema))}`;
+  return listenStatementOf(rows[0]!.schema);
 }
 
 /** The PostgreSQL connections listening for the instances on `store`'s schema. */
 export async function listeningInstances(store: Store): Promise<number> {
-  return (await store.query(`SELECT 1 FROM pg_stat_activity WHERE query = $1 AND state = 'idle'`, [await listenStatementOf(store)])).rowCount;
+  return (await store.query(`SELECT 1 FROM pg_stat_activity WHERE query = $1 AND state = 'idle'`, [await listenStatementOfStore(store)])).rowCount;
 }
 
 /** Ends, from the server's side, the connections listening for the instances on `store`'s schema. */
 export async function terminateListeners(store: Store): Promise<void> {
-  await store.query('SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE query = $1', [await listenStatementOf(store)]);
+  await store.query('SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE query = $1', [await listenStatementOfStore(store)]);
 }
 
 /** A store of the given kind on a new database; undefined for PGlite lets the test server open one in memory. */
