@@ -19,6 +19,7 @@ import { type Store } from './store/store.ts';
 import type { MadePrivate } from './store/data-directory.ts';
 import { openStore } from './store/open-store.ts';
 import type { ListenChange } from './store/postgres-announcements.ts';
+import type { MaintenanceChange } from './store/pglite-maintenance.ts';
 
 const SHUTDOWN_GRACE_MS = 10_000;
 
@@ -70,6 +71,13 @@ export async function runSandbox(configured: Config, logger: Logger): Promise<Ru
     );
   const onWaitingForLock = (wait: { dataDir: string; holderPid: number; waitMs: number }) =>
     logger.warn(wait, 'The data directory is still locked by a sandbox that is gone (killed before it could remove its lock): waiting for the lock to go stale');
+  const onMaintenance = (change: MaintenanceChange) =>
+    change.failed
+      ? logger.warn(
+          { statement: change.statement, error: change.error.message, code: change.error.code },
+          "PGlite's maintenance failed (the checkpoints and vacuums a PostgreSQL server runs on its own): until it works again, the database's WAL and the space of its deleted rows grow (tried again every 30 s)",
+        )
+      : logger.info({ failedPasses: change.failedPasses }, "PGlite's maintenance works again");
   const onOtherInstancesListening = (change: ListenChange) =>
     change.listening
       ? logger.info({ failedAttempts: change.failedAttempts }, 'Listening again for the other instances on this PostgreSQL')
@@ -87,7 +95,7 @@ export async function runSandbox(configured: Config, logger: Logger): Promise<Ru
   );
   answerClientErrors(server);
   const port = await listen(server, configured.port, configured.host);
-  const storeReady = openStore({ ...configured, pgliteSnapshot: true, onFailure, onMadePrivate, onWaitingForLock, onOtherInstancesListening }).then(async (store) => {
+  const storeReady = openStore({ ...configured, pgliteSnapshot: true, onFailure, onMaintenance, onMadePrivate, onWaitingForLock, onOtherInstancesListening }).then(async (store) => {
     try {
       const applied = await migrate(store);
       if (applied.length) logger.info({ applied }, 'Migrations applied');

@@ -24,6 +24,8 @@ export interface StoreOptions {
   pgliteSnapshot?: boolean | string;
   /** Told when PGlite's worker thread stops unexpectedly (every store call fails from then on). */
   onFailure?: (error: Error) => void;
+  /** Told when PGlite's checkpoints and vacuums fail (once), and when they work again (pglite-maintenance.ts). */
+  onMaintenance?: PgliteWorkerOptions['onMaintenance'];
   /** Told when an existing PGlite data directory that other users could reach was made private (data-directory.ts). */
   onMadePrivate?: (change: MadePrivate) => void;
   /** Told when the start waits for the lock a PGlite sandbox that is gone left on the data directory (data-directory-lock.ts). */
@@ -49,6 +51,7 @@ export async function openStore(options: StoreOptions): Promise<Store> {
     : openPgliteWorkerStore(options.dataDir, {
         snapshot: options.pgliteSnapshot,
         onFailure: options.onFailure,
+        onMaintenance: options.onMaintenance,
         onMadePrivate: options.onMadePrivate,
         onWaitingForLock: options.onWaitingForLock,
       });

@@ -26,9 +26,27 @@ export interface MaintenanceTimings {
 
 export const MAINTENANCE: MaintenanceTimings = { checkEveryMs: 30_000, checkpointAfterBytes: 16 * 1024 * 1024, vacuumEveryMs: 5 * 60_000 };
 
+/**
+ * Told once when a pass fails after passes that worked (its statement, and PostgreSQL's message and
+ * code), and once when one works again after `failedPasses` that failed. A failed pass is tried
+ * again at the next check; meanwhile the WAL and the tables grow.
+ */
+export type MaintenanceChange =
+  | { failed: true; statement: string; error: { message: string; code?: string } }
+  | { failed: false; failedPasses: number };
+
 /** Starts the passes; the returned function stops them (a pass running finishes on its own). */
-export function startMaintenance(db: PGlite, timings: MaintenanceTimings = MAINTENANCE): () => void {
-  const position = async () => (await db.query<{ at: number }>("SELECT pg_wal_lsn_diff(pg_current_wal_lsn(), '0/0')::float8 AS at")).rows[0]!.at;
+export function startMaintenance(db: PGlite, timings: MaintenanceTimings = MAINTENANCE, onChange?: (change: MaintenanceChange) => void): () => void {
+  let statement = ''; // the one running, named when it fails
+  const query = <T>(sql: string) => {
+    statement = sql;
+    return db.query<T>(sql);
+  };
+  const exec = (sql: string) => {
+    statement = sql;
+    return db.exec(sql);
+  };
+  const position = async () => (await query<{ at: number }>("SELECT pg_wal_lsn_diff(pg_current_wal_lsn(), '0/0')::float8 AS at")).rows[0]!.at;
   // Everything written since the cluster began counts at the first pass: a checkpoint then, once
   // past checkpointAfterBytes, and a vacuum vacuumEveryMs after the start.
   let checkpointedAt = 0;
@@ -37,33 +55,63 @@ export function startMaintenance(db: PGlite, timings: MaintenanceTimings = MAINT
   let timer: NodeJS.Timeout | undefined;
   let stopped = false;
 
-  async function pass(): Promise<void> {
+  /** True when it vacuumed or checkpointed: only such a pass says that what failed works again. */
+  async function pass(): Promise<boolean> {
     const now = await position();
     const vacuum = now !== vacuumedAt && Date.now() - lastVacuum >= timings.vacuumEveryMs;
+    let refused: { error: unknown; statement: string } | undefined;
     if (vacuum) {
-      const { rows } = await db.query<{ name: string }>(
+      const { rows } = await query<{ name: string }>(
         `SELECT format('%I.%I', n.nspname, c.relname) AS name FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
           WHERE c.relkind IN ('r', 'm') AND n.nspname <> 'information_schema' AND n.nspname NOT LIKE 'pg\\_%' ORDER BY 1`,
       );
       for (const { name } of rows) {
-        if (stopped) return; // a closing store waits for one table at most
-        await db.exec(`VACUUM (ANALYZE) ${name}`);
+        if (stopped) return false; // a closing store waits for one table at most
+        // A table refused (an index expression that raises, say) leaves the others vacuumed and the
+        // checkpoint made; the pass then fails with it.
+        await exec(`VACUUM (ANALYZE) ${name}`).catch((error: unknown) => void (refused ??= { error, statement }));
       }
       lastVacuum = Date.now();
     }
-    if (vacuum || (await position()) - checkpointedAt >= timings.checkpointAfterBytes) {
-      await db.exec('CHECKPOINT');
+    const checkpoint = vacuum || (await position()) - checkpointedAt >= timings.checkpointAfterBytes;
+    if (checkpoint) {
+      await exec('CHECKPOINT');
       checkpointedAt = await position(); // past the checkpoint's own record: an idle store stays idle
       if (vacuum) vacuumedAt = checkpointedAt;
     }
+    if (refused) {
+      statement = refused.statement;
+      throw refused.error;
+    }
+    return checkpoint;
   }
+
+  let failedPasses = 0;
+  const tell = (change: MaintenanceChange) => {
+    try {
+      onChange?.(change);
+    } catch {
+      // the listener's own failure: the passes go on
+    }
+  };
+  const worked = (didWork: boolean) => {
+    if (!didWork || failedPasses === 0) return;
+    if (!stopped) tell({ failed: false, failedPasses });
+    failedPasses = 0;
+  };
+  // Tried again at the next check (a statement refused, a disk full); a store closing says nothing.
+  const failed = (error: unknown) => {
+    if (stopped) return;
+    failedPasses += 1;
+    if (failedPasses > 1) return;
+    const { message, code } = error instanceof Error ? (error as Error & { code?: unknown }) : { message: String(error), code: undefined };
+    tell({ failed: true, statement: statement.replace(/\s+/g, ' '), error: typeof code === 'string' ? { message, code } : { message } });
+  };
 
   const schedule = () => {
     if (stopped) return;
     timer = setTimeout(() => {
-      pass()
-        .catch(() => {}) // tried again at the next pass (a store closing, a statement refused)
-        .finally(schedule);
+      pass().then(worked, failed).finally(schedule);
     }, timings.checkEveryMs);
     timer.unref();
   };

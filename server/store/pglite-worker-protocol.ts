@@ -1,7 +1,7 @@
 // The messages between the main thread (pglite-worker-store.ts) and the thread that owns PGlite
 // (pglite-worker.ts). Types only.
 
-import type { MaintenanceTimings } from './pglite-maintenance.ts';
+import type { MaintenanceChange, MaintenanceTimings } from './pglite-maintenance.ts';
 
 export interface WorkerData {
   /** PGlite data directory; absent or `memory://` means in memory. */
@@ -53,3 +53,9 @@ export interface WorkerError {
 
 /** The answer to request `id`; id 0 says the store is open (or could not open). */
 export type WorkerReply = { id: number; ok: true; result?: unknown } | { id: number; ok: false; error: WorkerError };
+
+/** Told by the thread on its own, outside any call: its maintenance failed, or works again (pglite-maintenance.ts). */
+export interface WorkerNotice {
+  notice: 'maintenance';
+  change: MaintenanceChange;
+}

@@ -9,9 +9,9 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 import { Worker } from 'node:worker_threads';
 import { lockDataDirectory, type DataDirectoryLock, type LockOptions } from './data-directory-lock.ts';
 import { isOnDisk, privateDataDirectory, type MadePrivate } from './data-directory.ts';
-import type { MaintenanceTimings } from './pglite-maintenance.ts';
+import type { MaintenanceChange, MaintenanceTimings } from './pglite-maintenance.ts';
 import { pgliteSnapshot } from './pglite-snapshot.ts';
-import type { WorkerData, WorkerError, WorkerOpen, WorkerReply, WorkerRequest } from './pglite-worker-protocol.ts';
+import type { WorkerData, WorkerError, WorkerNotice, WorkerOpen, WorkerReply, WorkerRequest } from './pglite-worker-protocol.ts';
 import { rethrowWithoutValues, type QueryResult, type Queryable, type Store } from './store.ts';
 
 /** Next to this module: pglite-worker.ts from the sources (tsx, vitest), pglite-worker.js from the build. */
@@ -120,6 +120,8 @@ export interface PgliteWorkerOptions {
   snapshot?: boolean | string;
   /** Told once when the worker thread stops unexpectedly (every call rejects from then on). */
   onFailure?: (error: Error) => void;
+  /** Told when PGlite's checkpoints and vacuums fail (once), and when they work again (pglite-maintenance.ts). */
+  onMaintenance?: (change: MaintenanceChange) => void;
   /** Told when an existing data directory that other users could reach was made private (data-directory.ts). */
   onMadePrivate?: (change: MadePrivate) => void;
   /** Told when the start waits for the lock of a sandbox that is gone to go stale (data-directory-lock.ts). */
@@ -185,9 +187,9 @@ async function openUnlocked(dataDir: string | undefined, options: PgliteWorkerOp
     const from = snapshot();
     sentSnapshot = from !== undefined;
     return { ...compiledEngine(), snapshot: from };
-  }, options.onFailure, refusal);
+  }, options, refusal);
   const opened = await first.catch((error: unknown) => (sentSnapshot ? undefined : Promise.reject(error)));
-  return opened ?? startWorkerStore(data, compiledEngine, options.onFailure, refusal);
+  return opened ?? startWorkerStore(data, compiledEngine, options, refusal);
 }
 
 /**
@@ -206,7 +208,7 @@ function startsEmpty(dataDir: string | undefined): boolean {
 function startWorkerStore(
   data: WorkerData,
   prepare: () => WorkerOpen,
-  onFailure: PgliteWorkerOptions['onFailure'],
+  told: Told,
   refusal?: () => Error | undefined,
 ): Promise<PgliteWorkerStore> {
   const thread = spawnWorker(data);
@@ -215,10 +217,13 @@ function startWorkerStore(
   } catch (error) {
     return thread.terminate().then(() => Promise.reject(error));
   }
-  return workerStore(thread, onFailure, refusal);
+  return workerStore(thread, told, refusal);
 }
 
-async function workerStore(thread: Worker, onFailure: PgliteWorkerOptions['onFailure'], refusal?: () => Error | undefined): Promise<PgliteWorkerStore> {
+/** What the store tells its opener of the thread. */
+type Told = Pick<PgliteWorkerOptions, 'onFailure' | 'onMaintenance'>;
+
+async function workerStore(thread: Worker, told: Told, refusal?: () => Error | undefined): Promise<PgliteWorkerStore> {
   const pending = new Map<number, { resolve(value: unknown): void; reject(error: Error): void }>();
   let nextId = 1;
   let stopped: Error | undefined; // set once the thread is gone: every call rejects with it
@@ -236,10 +241,11 @@ async function workerStore(thread: Worker, onFailure: PgliteWorkerOptions['onFai
     if (stopped) return;
     stopped = error;
     for (const id of [...pending.keys()]) settle(id)!.reject(error);
-    if (opened && !closing) onFailure?.(error);
+    if (opened && !closing) told.onFailure?.(error);
   };
 
-  thread.on('message', (reply: WorkerReply) => {
+  thread.on('message', (reply: WorkerReply | WorkerNotice) => {
+    if ('notice' in reply) return told.onMaintenance?.(reply.change);
     const call = settle(reply.id);
     if (reply.ok) call?.resolve(reply.result);
     else call?.reject(rebuilt(reply.error));

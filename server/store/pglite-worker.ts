@@ -15,7 +15,7 @@ import { parentPort, workerData } from 'node:worker_threads';
 import { PGlite, type Transaction } from '@electric-sql/pglite';
 import { startMaintenance } from './pglite-maintenance.ts';
 import { pgliteStartParams } from './pglite-settings.ts';
-import type { WorkerData, WorkerError, WorkerOpen, WorkerReply, WorkerRequest } from './pglite-worker-protocol.ts';
+import type { WorkerData, WorkerError, WorkerNotice, WorkerOpen, WorkerReply, WorkerRequest } from './pglite-worker-protocol.ts';
 
 const port = parentPort!;
 const { dataDir, maintenance } = workerData as WorkerData;
@@ -119,7 +119,7 @@ async function serve(db: PGlite, request: WorkerRequest): Promise<unknown> {
 
 try {
   const db = await open();
-  stopMaintenance = startMaintenance(db, maintenance);
+  stopMaintenance = startMaintenance(db, maintenance, (change) => port.postMessage({ notice: 'maintenance', change } satisfies WorkerNotice));
   port.on('message', (request: WorkerRequest) => {
     serve(db, request).then(
       (result) => port.postMessage({ id: request.id, ok: true, result } satisfies WorkerReply),

@@ -5,6 +5,7 @@ import { readdir, mkdtemp, rm, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, expect, inject, it } from 'vitest';
+import type { MaintenanceChange } from '../../server/store/pglite-maintenance.ts';
 import { openPgliteWorkerStore } from '../../server/store/pglite-worker-store.ts';
 
 const FAST = { checkEveryMs: 100, checkpointAfterBytes: 8 * 1024 * 1024, vacuumEveryMs: 600 };
@@ -69,6 +70,49 @@ it('does nothing while the store is idle: no statement writes WAL', async () => 
     const settled = await position();
     await new Promise((resolve) => setTimeout(resolve, 1_500)); // fifteen more checks, two vacuum periods
     expect(await position()).toBe(settled);
+  } finally {
+    await store.close();
+  }
+});
+
+it('says once that its passes fail, naming the statement, still vacuums the other tables and checkpoints, and says when they work again', async () => {
+  const changes: MaintenanceChange[] = [];
+  const timings = { checkEveryMs: 100, checkpointAfterBytes: 8 * MB, vacuumEveryMs: 250 };
+  const store = await openPgliteWorkerStore(undefined, { snapshot: inject('pgliteClusterSnapshot'), maintenance: timings, onMaintenance: (change) => changes.push(change) });
+  try {
+    // ANALYZE evaluates an index's expression over the table's rows: this one raises while the
+    // session's test.refuse is on (PGlite is one session, the thread's maintenance included).
+    await store.exec(`
+      CREATE FUNCTION refused_when_asked(v int) RETURNS int IMMUTABLE LANGUAGE plpgsql AS $$
+        BEGIN IF current_setting('test.refuse', true) = 'on' THEN RAISE EXCEPTION 'refused by the test' USING ERRCODE = 'P0001'; END IF; RETURN v; END $$;
+      CREATE TABLE a_refused (v int);
+      CREATE INDEX ON a_refused (refused_when_asked(v));
+      INSERT INTO a_refused SELECT generate_series(1, 100);
+      CREATE TABLE z_kept (v int);
+      INSERT INTO z_kept SELECT generate_series(1, 100);
+      SET test.refuse = 'on';
+    `);
+    const checkpointAt = async () => (await store.query<{ at: string }>('SELECT checkpoint_lsn::text AS at FROM pg_control_checkpoint()')).rows[0]!.at;
+    const before = await checkpointAt();
+    await expect.poll(() => changes.length, { timeout: 5_000, interval: 50 }).toBe(1);
+    expect(changes[0]).toEqual({ failed: true, statement: 'VACUUM (ANALYZE) public.a_refused', error: { message: 'refused by the test', code: 'P0001' } });
+    // The table after it was vacuumed and analyzed, and the pass made its checkpoint.
+    const analyzed = async (table: string) =>
+      (await store.query<{ analyzed: boolean }>('SELECT last_analyze IS NOT NULL AS analyzed FROM pg_stat_user_tables WHERE relname = $1', [table])).rows[0]!.analyzed;
+    expect(await analyzed('z_kept')).toBe(true);
+    expect(await analyzed('a_refused')).toBe(false);
+    await expect.poll(checkpointAt, { timeout: 2_000, interval: 50 }).not.toBe(before);
+    // Writes, so that vacuums run again and fail again: told once, not at every pass.
+    for (let i = 0; i < 12; i++) {
+      await store.query('INSERT INTO z_kept VALUES ($1)', [i]);
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+    expect(changes).toHaveLength(1);
+    await store.exec('RESET test.refuse; INSERT INTO z_kept VALUES (0)');
+    await expect.poll(() => changes.length, { timeout: 5_000, interval: 50 }).toBe(2);
+    expect(changes[1]).toEqual({ failed: false, failedPasses: expect.any(Number) });
+    expect((changes[1] as { failedPasses: number }).failedPasses).toBeGreaterThanOrEqual(2);
+    expect(await analyzed('a_refused')).toBe(true);
   } finally {
     await store.close();
   }
