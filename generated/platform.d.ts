@@ -587,7 +587,10 @@ export interface paths {
          *     each with its payload and every delivery attempt, `limit` at a time (100 by default). When
          *     `has_more` is true, the next page is asked with `before` set to the `delivery_id` of the last
          *     delivery of this one; `status` keeps the deliveries in that state only. A `before` that is not
-         *     one of the seller's deliveries answers 404 `delivery_not_found`.
+         *     one of the seller's deliveries answers 404 `delivery_not_found`. A sandbox started with
+         *     `NOTIFICATION_RETENTION_DAYS` deletes the deliveries that are over (delivered or abandoned) once
+         *     their last news is that many days old: they are no longer listed, and their ids answer 404
+         *     `delivery_not_found`. Pending deliveries are always kept.
          */
         get: operations["listSandboxNotifications"];
         put?: never;

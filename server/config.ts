@@ -46,6 +46,11 @@ export interface Config {
   notificationPollIntervalMs: number;
   /** Delay before a notification's 2nd attempt (the contract's 30 s); later delays scale with it. */
   notificationRetryBaseMs: number;
+  /**
+   * NOTIFICATION_RETENTION_DAYS: notification deliveries that are over (delivered or abandoned) are
+   * deleted with their attempts once their last news is this many days old; absent, kept for good.
+   */
+  notificationRetentionDays?: number;
   /** How often the billing worker looks for due installment charges on real time. */
   billingPollIntervalMs: number;
   /**
@@ -142,6 +147,19 @@ function holdsIpv4Mapped(address: string, prefix: number): boolean {
   return IPV4_MAPPED.check(address, 'ipv6') || range.check('::ffff:0:0', 'ipv6');
 }
 
+/** The most days NOTIFICATION_RETENTION_DAYS takes (ten years): past that, leave it unset. */
+export const MAX_RETENTION_DAYS = 3650;
+
+/** NOTIFICATION_RETENTION_DAYS: unset, empty or 0 keeps everything; otherwise whole days, 1 to MAX_RETENTION_DAYS. */
+function retentionDays(value: string | undefined): number | undefined {
+  if (value === undefined || value.trim() === '' || value.trim() === '0') return undefined;
+  const n = /^\d+$/.test(value.trim()) ? Number(value.trim()) : NaN;
+  if (!(n >= 1 && n <= MAX_RETENTION_DAYS)) {
+    throw new Error(`NOTIFICATION_RETENTION_DAYS must be a whole number of days from 1 to ${MAX_RETENTION_DAYS} (0 or unset keeps every delivery), not ${JSON.stringify(value.slice(0, 32))}`);
+  }
+  return n;
+}
+
 function count(name: string, value: string | undefined, fallback: number): number {
   const n = Number(value ?? fallback);
   if (!Number.isInteger(n) || n < 0) throw new Error(`${name} must be a whole number >= 0, not ${value}`);
@@ -196,7 +214,7 @@ function refuseExposedDefaults(config: Config): Config {
 export const VARIABLES = [
   'PORT', 'HOST', 'DATA_DIR', 'DATABASE_URL', 'SANDBOX_DEMO_CLIENT_ID', 'SANDBOX_DEMO_CLIENT_SECRET', 'SANDBOX_ADMIN_TOKEN',
   'ISSUER', 'PUBLIC_BASE_URL', 'LOG_LEVEL', 'TOKEN_FAILED_ATTEMPTS_PER_MINUTE', 'SANDBOX_ENCRYPTION_KEY', 'RATE_LIMIT_PER_SECOND',
-  'SANDBOX_ALLOW_PRIVATE_NOTIFICATION_URLS', 'NOTIFICATION_POLL_INTERVAL_MS', 'NOTIFICATION_RETRY_BASE_MS', 'BILLING_POLL_INTERVAL_MS',
+  'SANDBOX_ALLOW_PRIVATE_NOTIFICATION_URLS', 'NOTIFICATION_POLL_INTERVAL_MS', 'NOTIFICATION_RETRY_BASE_MS', 'NOTIFICATION_RETENTION_DAYS', 'BILLING_POLL_INTERVAL_MS',
   'HEADERS_TIMEOUT_MS', 'REQUEST_TIMEOUT_MS', 'CONTRACT_VALIDATION', 'API_SPEC', 'DOCS_FILE', 'TRUST_PROXY',
 ] as const;
 
@@ -263,6 +281,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     notificationPollIntervalMs: milliseconds('NOTIFICATION_POLL_INTERVAL_MS', env.NOTIFICATION_POLL_INTERVAL_MS, 500),
     // The contract's 30 s; tests set a few milliseconds to see retries happen.
     notificationRetryBaseMs: milliseconds('NOTIFICATION_RETRY_BASE_MS', env.NOTIFICATION_RETRY_BASE_MS, 30_000),
+    notificationRetentionDays: retentionDays(env.NOTIFICATION_RETENTION_DAYS),
     validation: flag('CONTRACT_VALIDATION', env.CONTRACT_VALIDATION, true),
   });
 }

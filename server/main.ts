@@ -35,6 +35,7 @@ Variables:
   LOG_LEVEL                           pino level (info)
   RATE_LIMIT_PER_SECOND               requests per client per second (200; 0 turns it off)
   TOKEN_FAILED_ATTEMPTS_PER_MINUTE    failed token requests per client id before 429 (10)
+  NOTIFICATION_RETENTION_DAYS         days after which delivered or abandoned webhooks are deleted (unset: kept)
   NOTIFICATION_POLL_INTERVAL_MS, NOTIFICATION_RETRY_BASE_MS, BILLING_POLL_INTERVAL_MS,
   HEADERS_TIMEOUT_MS, REQUEST_TIMEOUT_MS, API_SPEC, DOCS_FILE, CONTRACT_VALIDATION
                                       see "Variables" in the README.md of @payment-platform/sandbox

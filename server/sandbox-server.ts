@@ -116,13 +116,14 @@ export async function runSandbox(configured: Config, logger: Logger): Promise<Ru
   const config: Config = configured.port === 0 ? { ...configured, publicBaseUrl: configured.publicBaseUrl.replace(/:0$/, `:${port}`) } : configured;
 
   try {
-    const [store, { createApp, forgetCounts }, { seedDemoSeller }, { notificationDeliveryWorker }, { createBillingWorker }, { resetSandbox }] = await Promise.all([
+    const [store, { createApp, forgetCounts }, { seedDemoSeller }, { notificationDeliveryWorker }, { createBillingWorker }, { resetSandbox }, { notificationRetention }] = await Promise.all([
       storeReady,
       appModule,
       import('./sandbox/demo-seller.ts'),
       import('./notifications/delivery-worker.ts'),
       import('./subscription/billing-worker.ts'),
       import('./sandbox/reset.ts'),
+      import('./notifications/retention.ts'),
     ]);
     // The demo seller (one scrypt of its secret, on libuv's thread pool) is stored while the app is built.
     const [app, { secretChecked }] = await Promise.all([createApp({ store, config, logger }), seedDemoSeller(store, config.demoClient, logger)]);
@@ -131,8 +132,12 @@ export async function runSandbox(configured: Config, logger: Logger): Promise<Ru
     const deliveryWorker = notificationDeliveryWorker({ store, logger, config });
     // Subscriptions bill on real time (those on a sandbox test clock bill when their clock is advanced).
     const billing = createBillingWorker({ store, logger, pollIntervalMs: config.billingPollIntervalMs });
+    // NOTIFICATION_RETENTION_DAYS: deliveries over for longer are deleted, at start and every hour.
+    const { notificationRetentionDays: retentionDays } = config;
+    const retention = retentionDays === undefined ? undefined : notificationRetention({ store, logger, retentionDays });
     billing.start();
     deliveryWorker.start();
+    retention?.start();
     resolveApp(app);
 
     let closed: Promise<void> | undefined;
@@ -158,11 +163,13 @@ export async function runSandbox(configured: Config, logger: Logger): Promise<Ru
         // worker's grace (STOP_GRACE_MS) and given back, before the store closes; a request still
         // running may enqueue a notification, which the next start delivers.
         const deliveryStopped = deliveryWorker.stop();
+        const retentionStopped = retention?.stop(); // after the batch in flight
         await new Promise<void>((resolve) => server.close(() => resolve()));
         clearTimeout(cut);
         clearInterval(idle);
         await billingStopped;
         await deliveryStopped;
+        await retentionStopped;
         await resetting;
         await store.close();
       })());

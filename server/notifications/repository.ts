@@ -262,6 +262,26 @@ export function notificationRepository(db: Queryable) {
       return (await this.pageForSeller(sellerId, { limit }))!.deliveries;
     },
 
+    /**
+     * Deletes at most `limit` deliveries that are over (delivered or abandoned) and whose last news is
+     * older than `before`: their delivery, else their last attempt, else their creation. Their
+     * attempts go with them (ON DELETE CASCADE). A pending one never, nor one a redelivery made
+     * pending meanwhile (the status is checked again on the row deleted). Returns how many went.
+     */
+    async deleteFinishedBefore(before: Date, limit: number): Promise<number> {
+      const { rowCount } = await db.query(
+        `DELETE FROM notification_deliveries
+          WHERE status <> 'pending'
+            AND delivery_id IN (
+              SELECT d.delivery_id FROM notification_deliveries d
+               WHERE d.status <> 'pending'
+                 AND coalesce(d.delivered_at, (SELECT max(a.started_at) FROM notification_attempts a WHERE a.delivery_id = d.delivery_id), d.created_at) < $1
+               LIMIT $2)`,
+        [before, limit],
+      );
+      return rowCount;
+    },
+
     async attemptsOf(deliveryId: string): Promise<AttemptRow[]> {
       const { rows } = await db.query<AttemptRow>(`SELECT * FROM notification_attempts WHERE delivery_id = $1 ORDER BY attempt`, [deliveryId]);
       return rows;

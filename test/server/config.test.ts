@@ -121,3 +121,20 @@ describe('slow-client timeouts', () => {
     expect(() => loadConfig({ HEADERS_TIMEOUT_MS: '40000' })).toThrow('HEADERS_TIMEOUT_MS (40000) must not be longer than REQUEST_TIMEOUT_MS (30000)');
   });
 });
+
+describe('notification retention (NOTIFICATION_RETENTION_DAYS)', () => {
+  it('keeps every delivery when unset, empty or 0, and takes whole days from 1 to ten years', () => {
+    for (const value of [undefined, '', '0', ' 0 ']) expect(loadConfig({ NOTIFICATION_RETENTION_DAYS: value }).notificationRetentionDays).toBeUndefined();
+    expect(loadConfig({ NOTIFICATION_RETENTION_DAYS: '30' }).notificationRetentionDays).toBe(30);
+    expect(loadConfig({ NOTIFICATION_RETENTION_DAYS: '1' }).notificationRetentionDays).toBe(1);
+    expect(loadConfig({ NOTIFICATION_RETENTION_DAYS: '3650' }).notificationRetentionDays).toBe(3650);
+  });
+
+  it('refuses anything else by name, never reading it as another number of days', () => {
+    for (const value of ['3651', '-1', '1.5', '30d', '1e2', '0x10', 'thirty', '007a']) {
+      expect(() => loadConfig({ NOTIFICATION_RETENTION_DAYS: value })).toThrow(
+        `NOTIFICATION_RETENTION_DAYS must be a whole number of days from 1 to 3650 (0 or unset keeps every delivery), not ${JSON.stringify(value)}`,
+      );
+    }
+  });
+});
