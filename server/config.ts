@@ -4,6 +4,7 @@ import { createRequire } from 'node:module';
 import { resolve } from 'node:path';
 import { PACKAGE_ROOT } from './package-root.ts';
 import { dataDirectoryOf } from './store/data-directory.ts';
+import { parsePreviousEncryptionKey } from './store/encryption-key.ts';
 
 export interface Config {
   port: number;
@@ -13,6 +14,11 @@ export interface Config {
   databaseUrl?: string;
   /** SANDBOX_ENCRYPTION_KEY: seals secrets at rest; absent, the rule of server/store/encryption-key.ts. */
   encryptionKey?: string;
+  /**
+   * SANDBOX_PREVIOUS_ENCRYPTION_KEY: the key secrets were sealed with before (or the DATABASE_URL it
+   * was derived from); a start seals them again with the current key (server/store/reseal-secrets.ts).
+   */
+  previousEncryptionKey?: string;
   /** `iss` of the access tokens, checked on every bearer call. */
   issuer: string;
   /** Guards the reference-only `/sandbox/v1` administration calls (default `sandbox-admin-token`, loopback only). */
@@ -213,7 +219,7 @@ function refuseExposedDefaults(config: Config): Config {
 /** Every variable the sandbox reads (server/README.md, "Variables"). */
 export const VARIABLES = [
   'PORT', 'HOST', 'DATA_DIR', 'DATABASE_URL', 'SANDBOX_DEMO_CLIENT_ID', 'SANDBOX_DEMO_CLIENT_SECRET', 'SANDBOX_ADMIN_TOKEN',
-  'ISSUER', 'PUBLIC_BASE_URL', 'LOG_LEVEL', 'TOKEN_FAILED_ATTEMPTS_PER_MINUTE', 'SANDBOX_ENCRYPTION_KEY', 'RATE_LIMIT_PER_SECOND',
+  'ISSUER', 'PUBLIC_BASE_URL', 'LOG_LEVEL', 'TOKEN_FAILED_ATTEMPTS_PER_MINUTE', 'SANDBOX_ENCRYPTION_KEY', 'SANDBOX_PREVIOUS_ENCRYPTION_KEY', 'RATE_LIMIT_PER_SECOND',
   'SANDBOX_ALLOW_PRIVATE_NOTIFICATION_URLS', 'NOTIFICATION_POLL_INTERVAL_MS', 'NOTIFICATION_RETRY_BASE_MS', 'NOTIFICATION_RETENTION_DAYS', 'BILLING_POLL_INTERVAL_MS',
   'HEADERS_TIMEOUT_MS', 'REQUEST_TIMEOUT_MS', 'CONTRACT_VALIDATION', 'API_SPEC', 'DOCS_FILE', 'TRUST_PROXY',
 ] as const;
@@ -230,6 +236,13 @@ function databaseUrl(value: string | undefined): string | undefined {
   }
   if (parsed) return value;
   throw new Error('DATABASE_URL must be a PostgreSQL URL (postgres://user:password@host:5432/database), written without spaces; this one is not');
+}
+
+/** SANDBOX_PREVIOUS_ENCRYPTION_KEY as given, once checked (encryption-key.ts: refused by name, never quoted). */
+function previousEncryptionKey(value: string | undefined): string | undefined {
+  if (!value) return undefined;
+  parsePreviousEncryptionKey(value);
+  return value;
 }
 
 /**
@@ -256,6 +269,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     dataDir: dataDirectoryOf(env.DATA_DIR || '.data/pglite', process.cwd()),
     databaseUrl: databaseUrl(env.DATABASE_URL),
     encryptionKey: env.SANDBOX_ENCRYPTION_KEY || undefined,
+    previousEncryptionKey: previousEncryptionKey(env.SANDBOX_PREVIOUS_ENCRYPTION_KEY),
     issuer: env.ISSUER || 'http://localhost:8080',
     // A documented default so that a local sandbox works out of the box; set your own when shared.
     sandboxAdminToken: env.SANDBOX_ADMIN_TOKEN || DEFAULT_SANDBOX_ADMIN_TOKEN,

@@ -30,6 +30,8 @@ Variables:
   SANDBOX_ENCRYPTION_KEY              key that encrypts signing keys and webhook passwords at rest
                                       (unset: derived from DATABASE_URL, else generated once into the
                                       0600 file <data dir>.encryption-key, else random in memory)
+  SANDBOX_PREVIOUS_ENCRYPTION_KEY     the key secrets were sealed with before (or the DATABASE_URL it was
+                                      derived from): they are sealed again with the current key at start
   SANDBOX_ALLOW_PRIVATE_NOTIFICATION_URLS  whether webhooks may target private addresses (default: true on a loopback host only)
   ISSUER, PUBLIC_BASE_URL             the tokens' iss; the base of the hosted checkout's redirect_url
   LOG_LEVEL                           pino level (info)

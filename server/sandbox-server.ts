@@ -99,6 +99,13 @@ export async function runSandbox(configured: Config, logger: Logger): Promise<Ru
     try {
       const applied = await migrate(store);
       if (applied.length) logger.info({ applied }, 'Migrations applied');
+      if (configured.previousEncryptionKey) {
+        const { resealSecrets } = await import('./store/reseal-secrets.ts');
+        logger.info(
+          { resealed: await resealSecrets(store) },
+          'The secrets at rest that SANDBOX_PREVIOUS_ENCRYPTION_KEY opened are sealed with the current key now: once every instance runs with the current key, remove SANDBOX_PREVIOUS_ENCRYPTION_KEY',
+        );
+      }
       return store;
     } catch (error) {
       await store.close().catch(() => {}); // a failed start leaves no PGlite thread or pool open

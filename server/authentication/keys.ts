@@ -46,7 +46,8 @@ async function newKeyPair(): Promise<{ kid: string; privateJwk: JWK; publicJwk: 
 const WRONG_ENCRYPTION_KEY =
   'The stored token signing key cannot be decrypted: this server does not have the encryption key it was sealed with. ' +
   'Set SANDBOX_ENCRYPTION_KEY to that key (without it, the key is derived from DATABASE_URL exactly as written, ' +
-  'or read from the file <data directory>.encryption-key beside a PGlite data directory).';
+  'or read from the file <data directory>.encryption-key beside a PGlite data directory). To change the key, start with ' +
+  'the new one in SANDBOX_ENCRYPTION_KEY and the old one in SANDBOX_PREVIOUS_ENCRYPTION_KEY (or the DATABASE_URL it was derived from).';
 
 async function listKeys(repository: AuthenticationRepository, publishedMs: number) {
   try {

@@ -7,7 +7,10 @@
 //    that a copy of the directory does not carry it), created once with mode 0600; refused when
 //    other users may read it.
 // 4. PGlite in memory: a random key of this process (the data dies with the process anyway).
-// A store read with another key than the one it was written with fails at start (keys.ts).
+// A store read with another key than the one it was written with fails at start (keys.ts). To change
+// the key, a start is given the new one and SANDBOX_PREVIOUS_ENCRYPTION_KEY, the old one (or the
+// DATABASE_URL it was derived from): every secret sealed with the old key is sealed again with the
+// new one (reseal-secrets.ts), and the old key is needed no more.
 import { hkdfSync, randomBytes } from 'node:crypto';
 import { link, mkdir, readFile, stat, unlink, writeFile } from 'node:fs/promises';
 import { dirname } from 'node:path';
@@ -38,11 +41,29 @@ export function parseEncryptionKey(value: string, name = 'SANDBOX_ENCRYPTION_KEY
 /** The key file of a PGlite data directory: beside it, not inside. */
 export const encryptionKeyFileOf = (dataDir: string) => `${dataDir.replace(/\/+$/, '')}.encryption-key`;
 
+/** The key of a store given DATABASE_URL and no SANDBOX_ENCRYPTION_KEY: derived from the URL exactly as written. */
+const derivedFrom = (databaseUrl: string) =>
+  Buffer.from(hkdfSync('sha256', databaseUrl, 'payment-platform sandbox', 'encryption key at rest v1', ENCRYPTION_KEY_BYTES));
+
+/**
+ * SANDBOX_PREVIOUS_ENCRYPTION_KEY: a key as SANDBOX_ENCRYPTION_KEY takes it, or the PostgreSQL URL a
+ * key was derived from (as it was written in DATABASE_URL). Refused by name, never quoted (a URL may
+ * hold a password).
+ */
+export function parsePreviousEncryptionKey(value: string): Buffer {
+  if (/^postgres(ql)?:\/\/\S*$/.test(value)) return derivedFrom(value);
+  try {
+    return parseEncryptionKey(value);
+  } catch {
+    throw new Error(
+      `SANDBOX_PREVIOUS_ENCRYPTION_KEY must be the key the secrets were sealed with: ${ENCRYPTION_KEY_BYTES} bytes as 64 hex digits or as base64, or the DATABASE_URL it was derived from (postgres://...), written without spaces`,
+    );
+  }
+}
+
 export async function resolveEncryptionKey({ encryptionKey, databaseUrl, dataDir }: EncryptionKeyOptions): Promise<Buffer> {
   if (encryptionKey) return parseEncryptionKey(encryptionKey);
-  if (databaseUrl) {
-    return Buffer.from(hkdfSync('sha256', databaseUrl, 'payment-platform sandbox', 'encryption key at rest v1', ENCRYPTION_KEY_BYTES));
-  }
+  if (databaseUrl) return derivedFrom(databaseUrl);
   if (!isOnDisk(dataDir)) return randomBytes(ENCRYPTION_KEY_BYTES);
   return keyFile(encryptionKeyFileOf(dataDir));
 }

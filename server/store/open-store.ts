@@ -3,7 +3,7 @@
 // implement that interface, and the factory, which imports them, form no import cycle.
 import { EventEmitter } from 'node:events';
 import { checkDataDirectory, isOnDisk, type MadePrivate } from './data-directory.ts';
-import { resolveEncryptionKey } from './encryption-key.ts';
+import { parsePreviousEncryptionKey, resolveEncryptionKey } from './encryption-key.ts';
 import { openPgliteWorkerStore, type PgliteWorkerOptions } from './pglite-worker-store.ts';
 import { sealedSecrets, type SealedSecrets } from './sealed-secrets.ts';
 import type { OnListenChange } from './postgres-announcements.ts';
@@ -16,6 +16,8 @@ export interface StoreOptions {
   dataDir?: string;
   /** SANDBOX_ENCRYPTION_KEY; absent means the rule of encryption-key.ts. */
   encryptionKey?: string;
+  /** SANDBOX_PREVIOUS_ENCRYPTION_KEY: the key (or the URL it was derived from) secrets were sealed with before; they still open with it. */
+  previousEncryptionKey?: string;
   /**
    * PGlite in memory, or on a data directory with no cluster yet, starts from a dumped data
    * directory when there is a usable one (pglite-snapshot.ts): true, the package's migrated one; a
@@ -45,7 +47,8 @@ export async function openStore(options: StoreOptions): Promise<Store> {
   // A data directory refused gets no key file beside it; a key refused, no data directory (PGlite's
   // store makes it, or makes it private, once the key is resolved).
   if (!options.databaseUrl && isOnDisk(options.dataDir)) checkDataDirectory(options.dataDir);
-  const atRest = sealedSecrets(await resolveEncryptionKey(options));
+  const previous = options.previousEncryptionKey ? parsePreviousEncryptionKey(options.previousEncryptionKey) : undefined;
+  const atRest = sealedSecrets(await resolveEncryptionKey(options), previous);
   const store = options.databaseUrl
     ? (await import('./postgres-store.ts')).openPostgresStore(options.databaseUrl, { onListenChange: options.onOtherInstancesListening })
     : openPgliteWorkerStore(options.dataDir, {

@@ -21,32 +21,57 @@ export class SealedSecretUnreadable extends Error {
 }
 
 export interface SealedSecrets {
-  /** The sealed form of `plain`, bound to `context` (e.g. `signing_keys.private_jwk:<kid>`). */
+  /** The sealed form of `plain`, bound to `context` (e.g. `signing_keys.private_jwk:<kid>`), under the current key. */
   seal(plain: string, context: string): string;
-  /** The clear value; throws SealedSecretUnreadable when the key or the context does not match. */
+  /**
+   * The clear value, opened with the current key, else with the previous one when there is one (a
+   * key being changed); throws SealedSecretUnreadable when neither key, or the context, matches.
+   */
   open(sealed: string, context: string): string;
+  /**
+   * `sealed` sealed again under the current key when only the previous key opens it; undefined when
+   * the current key opens it already. Throws SealedSecretUnreadable when neither does.
+   */
+  resealed(sealed: string, context: string): string | undefined;
 }
 
-export function sealedSecrets(key: Buffer): SealedSecrets {
+function checkedKey(key: Buffer): Buffer {
   if (key.length !== ENCRYPTION_KEY_BYTES) throw new Error(`The encryption key must be ${ENCRYPTION_KEY_BYTES} bytes, not ${key.length}`);
+  return key;
+}
+
+/** The clear value of `sealed` under `key`, or undefined when that key (or the context) does not open it. */
+function openWith(key: Buffer, sealed: string, context: string): string | undefined {
+  const [version, iv, data, tag, ...rest] = sealed.split('.');
+  if (version !== VERSION || iv === undefined || data === undefined || tag === undefined || rest.length > 0) return undefined;
+  try {
+    const decipher = createDecipheriv(ALGORITHM, key, Buffer.from(iv, 'base64url'), { authTagLength: TAG_BYTES });
+    decipher.setAAD(Buffer.from(context, 'utf8')).setAuthTag(Buffer.from(tag, 'base64url'));
+    return Buffer.concat([decipher.update(Buffer.from(data, 'base64url')), decipher.final()]).toString('utf8');
+  } catch {
+    return undefined;
+  }
+}
+
+/** `previous`: the key the secrets were sealed with before this one (SANDBOX_PREVIOUS_ENCRYPTION_KEY), read but never written. */
+export function sealedSecrets(key: Buffer, previous?: Buffer): SealedSecrets {
+  checkedKey(key);
+  if (previous) checkedKey(previous);
+  const seal = (plain: string, context: string) => {
+    const iv = randomBytes(IV_BYTES);
+    const cipher = createCipheriv(ALGORITHM, key, iv).setAAD(Buffer.from(context, 'utf8'));
+    const data = Buffer.concat([cipher.update(plain, 'utf8'), cipher.final()]);
+    return [VERSION, iv, data, cipher.getAuthTag()].map((part) => (typeof part === 'string' ? part : part.toString('base64url'))).join('.');
+  };
+  const withPrevious = (sealed: string, context: string) => {
+    const plain = previous && openWith(previous, sealed, context);
+    if (plain === undefined) throw new SealedSecretUnreadable(context);
+    return plain;
+  };
   return {
-    seal(plain, context) {
-      const iv = randomBytes(IV_BYTES);
-      const cipher = createCipheriv(ALGORITHM, key, iv).setAAD(Buffer.from(context, 'utf8'));
-      const data = Buffer.concat([cipher.update(plain, 'utf8'), cipher.final()]);
-      return [VERSION, iv, data, cipher.getAuthTag()].map((part) => (typeof part === 'string' ? part : part.toString('base64url'))).join('.');
-    },
-    open(sealed, context) {
-      const [version, iv, data, tag] = sealed.split('.');
-      if (version !== VERSION || iv === undefined || data === undefined || tag === undefined) throw new SealedSecretUnreadable(context);
-      try {
-        const decipher = createDecipheriv(ALGORITHM, key, Buffer.from(iv, 'base64url'), { authTagLength: TAG_BYTES });
-        decipher.setAAD(Buffer.from(context, 'utf8')).setAuthTag(Buffer.from(tag, 'base64url'));
-        return Buffer.concat([decipher.update(Buffer.from(data, 'base64url')), decipher.final()]).toString('utf8');
-      } catch {
-        throw new SealedSecretUnreadable(context);
-      }
-    },
+    seal,
+    open: (sealed, context) => openWith(key, sealed, context) ?? withPrevious(sealed, context),
+    resealed: (sealed, context) => (openWith(key, sealed, context) === undefined ? seal(withPrevious(sealed, context), context) : undefined),
   };
 }
 

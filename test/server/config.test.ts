@@ -138,3 +138,13 @@ describe('notification retention (NOTIFICATION_RETENTION_DAYS)', () => {
     }
   });
 });
+
+describe('changing the encryption key (SANDBOX_PREVIOUS_ENCRYPTION_KEY)', () => {
+  it('takes a key or the DATABASE_URL it was derived from, and refuses anything else at start without quoting it', () => {
+    expect(loadConfig({}).previousEncryptionKey).toBeUndefined();
+    expect(loadConfig({ SANDBOX_PREVIOUS_ENCRYPTION_KEY: 'a1'.repeat(32) }).previousEncryptionKey).toBe('a1'.repeat(32));
+    expect(loadConfig({ SANDBOX_PREVIOUS_ENCRYPTION_KEY: 'postgres://u:pw@db/x' }).previousEncryptionKey).toBe('postgres://u:pw@db/x');
+    expect(() => loadConfig({ SANDBOX_PREVIOUS_ENCRYPTION_KEY: 'hunter2-old-secret' })).toThrow(/^SANDBOX_PREVIOUS_ENCRYPTION_KEY must be the key the secrets were sealed with/);
+    expect(() => loadConfig({ SANDBOX_PREVIOUS_ENCRYPTION_KEY: 'hunter2-old-secret' })).not.toThrow(/hunter2/);
+  });
+});

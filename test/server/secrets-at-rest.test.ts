@@ -13,7 +13,7 @@ import { loadSigningKeys } from '../../server/authentication/keys.ts';
 import { authenticationRepository } from '../../server/authentication/repository.ts';
 import { createLogger } from '../../server/http/logging.ts';
 import { DEMO_SELLER_ID, ensureDemoSeller } from '../../server/sandbox/demo-seller.ts';
-import { encryptionKeyFileOf, parseEncryptionKey, resolveEncryptionKey } from '../../server/store/encryption-key.ts';
+import { encryptionKeyFileOf, parseEncryptionKey, parsePreviousEncryptionKey, resolveEncryptionKey } from '../../server/store/encryption-key.ts';
 import { migrate } from '../../server/store/migrate.ts';
 import { openStore } from '../../server/store/open-store.ts';
 import { SealedSecretUnreadable, sealedSecrets } from '../../server/store/sealed-secrets.ts';
@@ -44,6 +44,49 @@ describe('sealedSecrets', () => {
     const flipped = `${data![0] === 'A' ? 'B' : 'A'}${data!.slice(1)}`;
     expect(() => box.open([v, iv, flipped, tag].join('.'), 'row:1')).toThrow(SealedSecretUnreadable);
     expect(() => box.open(PASSWORD, 'row:1')).toThrow(SealedSecretUnreadable);
+  });
+});
+
+describe('sealedSecrets while the key changes (SANDBOX_PREVIOUS_ENCRYPTION_KEY)', () => {
+  const [oldKey, newKey, otherKey] = [Buffer.alloc(32, 7), Buffer.alloc(32, 8), Buffer.alloc(32, 9)];
+  const sealedOld = sealedSecrets(oldKey).seal(PASSWORD, 'row:1');
+
+  it('opens what either key sealed, and seals with the new one only', () => {
+    const box = sealedSecrets(newKey, oldKey);
+    expect(box.open(sealedOld, 'row:1')).toBe(PASSWORD);
+    const sealedNew = box.seal(PASSWORD, 'row:1');
+    expect(sealedSecrets(newKey).open(sealedNew, 'row:1')).toBe(PASSWORD);
+    expect(() => sealedSecrets(oldKey).open(sealedNew, 'row:1')).toThrow(SealedSecretUnreadable);
+    expect(() => box.open(sealedOld, 'row:2')).toThrow(SealedSecretUnreadable); // still bound to its row
+    expect(() => box.open(sealedSecrets(otherKey).seal(PASSWORD, 'row:1'), 'row:1')).toThrow(SealedSecretUnreadable);
+  });
+
+  it('seals again under the new key what only the old one opens, leaves what the new one opens, refuses the rest', () => {
+    const box = sealedSecrets(newKey, oldKey);
+    const again = box.resealed(sealedOld, 'row:1')!;
+    expect(again).toMatch(/^v1\./);
+    expect(sealedSecrets(newKey).open(again, 'row:1')).toBe(PASSWORD);
+    expect(box.resealed(again, 'row:1')).toBeUndefined();
+    expect(() => box.resealed(sealedSecrets(otherKey).seal(PASSWORD, 'row:1'), 'row:1')).toThrow(SealedSecretUnreadable);
+    expect(() => sealedSecrets(newKey).resealed(sealedOld, 'row:1')).toThrow(SealedSecretUnreadable); // no previous key
+  });
+
+  it('takes the previous key as SANDBOX_ENCRYPTION_KEY does, or the DATABASE_URL it was derived from, and refuses the rest without quoting it', async () => {
+    expect(parsePreviousEncryptionKey(HEX_KEY)).toEqual(parseEncryptionKey(HEX_KEY));
+    expect(parsePreviousEncryptionKey(Buffer.alloc(32, 3).toString('base64'))).toEqual(Buffer.alloc(32, 3));
+    const url = 'postgres://sandbox:old-pw@db.internal:5432/sandbox';
+    expect(parsePreviousEncryptionKey(url)).toEqual(await resolveEncryptionKey({ databaseUrl: url }));
+    expect(parsePreviousEncryptionKey(url.replace('postgres:', 'postgresql:'))).toEqual(await resolveEncryptionKey({ databaseUrl: url.replace('postgres:', 'postgresql:') }));
+    for (const bad of ['a1'.repeat(31), 'mysql://u:secret-pw@h/d', ' postgres://u:secret-pw@h/d', 'secret-pw']) {
+      let message = '';
+      try {
+        parsePreviousEncryptionKey(bad);
+      } catch (error) {
+        message = (error as Error).message;
+      }
+      expect(message).toMatch(/^SANDBOX_PREVIOUS_ENCRYPTION_KEY must be the key the secrets were sealed with/);
+      expect(message).not.toContain('secret-pw');
+    }
   });
 });
 

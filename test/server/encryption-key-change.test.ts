@@ -1,0 +1,145 @@
+// Changing the encryption key of the secrets at rest (SANDBOX_PREVIOUS_ENCRYPTION_KEY,
+// server/store/reseal-secrets.ts), as an operator does it through startSandbox: a sandbox refuses
+// to start with a new key alone; given the old one too, it seals every secret again with the new one,
+// and tokens signed before still verify; from then on the new key alone opens everything. On PGlite
+// with explicit keys, and on PostgreSQL where the key was derived from a DATABASE_URL that changed
+// (a rotated password, an added parameter).
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { loadSigningKeys } from '../../server/authentication/keys.ts';
+import { authenticationRepository } from '../../server/authentication/repository.ts';
+import { startSandbox, type Sandbox, type StartSandboxOptions } from '../../server/index.ts';
+import { DEMO_SELLER_ID } from '../../server/sandbox/demo-seller.ts';
+import { openStore } from '../../server/store/open-store.ts';
+import type { Store } from '../../server/store/store.ts';
+import { webCheckoutRepository } from '../../server/web-checkout/repository.ts';
+import { DATABASE_URL, freshPostgresSchemaUrl } from './support/stores.ts';
+
+const PASSWORD = 'notification-password-sealed-at-rest';
+const [KEY_A, KEY_B] = [Buffer.alloc(32, 0xa1).toString('base64'), 'b2'.repeat(32)];
+const WRONG_KEY = /cannot be decrypted: this server does not have the encryption key it was sealed with.+SANDBOX_PREVIOUS_ENCRYPTION_KEY/;
+
+const tokenOf = async (sandbox: Sandbox) => {
+  const answer = await fetch(`${sandbox.url}/authentication/oauth2/-core/access_token`, {
+    method: 'POST',
+    body: new URLSearchParams({ grant_type: 'client_credentials', client_id: sandbox.seller.clientId, client_secret: sandbox.seller.clientSecret, scope: 'digital-plataform:gateway-api' }),
+  });
+  expect(answer.status).toBe(200);
+  return ((await answer.json()) as { access_token: string }).access_token;
+};
+/** A bearer call that writes nothing. */
+const sellers = (sandbox: Sandbox, token: string) => fetch(`${sandbox.url}/dpy/payment-link/v1/sellers`, { headers: { authorization: `Bearer ${token}` } });
+/** Sets the demo seller's notification, with its password (sealed at rest), under a bearer token. */
+const configure = (sandbox: Sandbox, token: string) =>
+  fetch(`${sandbox.url}/dpy/web-checkout/v1/technical-configurations`, {
+    method: 'PATCH',
+    headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+    body: JSON.stringify({ notification: { url: 'http://127.0.0.1:9/hook', user_credentials: { user: 'shop', password: PASSWORD } } }),
+  });
+const kids = async (sandbox: Sandbox) => ((await (await fetch(`${sandbox.url}/sandbox/v1/jwks`)).json()) as { keys: Array<{ kid: string }> }).keys.map((k) => k.kid);
+
+/** Every sealed value of the store: the signing keys' private halves, the notification passwords. */
+async function sealedValues(store: Store): Promise<string[]> {
+  const keys = await store.query<{ v: string }>('SELECT sealed_private_jwk AS v FROM signing_keys WHERE sealed_private_jwk IS NOT NULL');
+  const passwords = await store.query<{ v: string }>('SELECT sealed_notification_password AS v FROM web_checkout_configurations WHERE sealed_notification_password IS NOT NULL');
+  return [...keys.rows, ...passwords.rows].map((r) => r.v);
+}
+
+/**
+ * The whole change on one store: `before` and `after` are the options of the sandbox with the old
+ * key and with the new one; `previous` what SANDBOX_PREVIOUS_ENCRYPTION_KEY is given; `openAfter`
+ * opens the store directly with the new key alone.
+ */
+async function changeKey(before: StartSandboxOptions, after: StartSandboxOptions, previous: string, openAfter: () => Promise<Store>) {
+  const first = await startSandbox(before);
+  const token = await tokenOf(first);
+  expect((await configure(first, token)).status).toBe(200);
+  const signing = await kids(first);
+  await first.close();
+
+  // The new key alone: refused at start, saying how to change it.
+  await expect(startSandbox(after)).rejects.toThrow(WRONG_KEY);
+
+  // With the old key as the previous one: it starts, and what was sealed before still works.
+  const changing = await startSandbox({ ...after, env: { ...after.env, SANDBOX_PREVIOUS_ENCRYPTION_KEY: previous } });
+  try {
+    expect(await kids(changing)).toEqual(signing);
+    expect((await sellers(changing, token)).status).toBe(200); // the token signed before the change
+  } finally {
+    await changing.close();
+  }
+
+  // Every secret opens with the new key alone now, unchanged.
+  const store = await openAfter();
+  try {
+    expect(await sealedValues(store)).toHaveLength(2);
+    expect((await webCheckoutRepository(store).findTechnicalConfiguration(DEMO_SELLER_ID))!.notificationPassword).toBe(PASSWORD);
+    expect((await loadSigningKeys(authenticationRepository(store))).kid).toBe(signing[0]);
+  } finally {
+    await store.close();
+  }
+
+  // And the sandbox starts with the new key alone, signing with the same key; a start given the
+  // previous key again seals nothing again (the values stay as they are).
+  const later = await startSandbox(after);
+  try {
+    expect(await kids(later)).toEqual(signing);
+    expect((await configure(later, await tokenOf(later))).status).toBe(200);
+    expect((await sellers(later, token)).status).toBe(200); // the token signed before the change
+  } finally {
+    await later.close();
+  }
+  const opened = await openAfter();
+  const sealedBefore = await sealedValues(opened).finally(() => opened.close());
+  const again = await startSandbox({ ...after, env: { ...after.env, SANDBOX_PREVIOUS_ENCRYPTION_KEY: previous } });
+  await again.close();
+  const reread = await openAfter();
+  try {
+    expect(await sealedValues(reread)).toEqual(sealedBefore);
+  } finally {
+    await reread.close();
+  }
+}
+
+describe('changing the encryption key of a PGlite data directory', () => {
+  let dir: string;
+  beforeAll(async () => {
+    dir = await mkdtemp(join(tmpdir(), 'key-change-'));
+  });
+  afterAll(() => rm(dir, { recursive: true, force: true }));
+
+  it('seals every secret again with the new key when the old one is given as SANDBOX_PREVIOUS_ENCRYPTION_KEY', async () => {
+    const dataDir = join(dir, 'data');
+    await changeKey(
+      { dataDir, env: { SANDBOX_ENCRYPTION_KEY: KEY_A } },
+      { dataDir, env: { SANDBOX_ENCRYPTION_KEY: KEY_B } },
+      KEY_A,
+      () => openStore({ dataDir, encryptionKey: KEY_B }),
+    );
+  });
+
+  it('refuses to start when a secret opens with neither key, naming the row, not the keys', async () => {
+    const dataDir = join(dir, 'neither');
+    const first = await startSandbox({ dataDir, env: { SANDBOX_ENCRYPTION_KEY: KEY_A } });
+    await first.close();
+    const other = Buffer.alloc(32, 0xc3).toString('base64');
+    const refused = startSandbox({ dataDir, env: { SANDBOX_ENCRYPTION_KEY: KEY_B, SANDBOX_PREVIOUS_ENCRYPTION_KEY: other } });
+    await expect(refused).rejects.toThrow(/^A secret at rest \(signing_keys\.private_jwk:[\w-]+\) opens neither with the encryption key nor with SANDBOX_PREVIOUS_ENCRYPTION_KEY/);
+    const message = await refused.catch((error: Error) => error.message);
+    for (const key of [KEY_A, KEY_B, other]) expect(message).not.toContain(key);
+    // Nothing was changed: the old key still opens it.
+    const kept = await startSandbox({ dataDir, env: { SANDBOX_ENCRYPTION_KEY: KEY_A } });
+    await kept.close();
+  });
+});
+
+describe.runIf(DATABASE_URL)('changing a DATABASE_URL the key was derived from (PostgreSQL)', () => {
+  it('seals every secret again with the key of the new URL when the old URL is given as SANDBOX_PREVIOUS_ENCRYPTION_KEY', async () => {
+    const url = await freshPostgresSchemaUrl();
+    const changed = new URL(url);
+    changed.searchParams.set('application_name', 'sandbox-after-rotation'); // the same database, another URL
+    await changeKey({ databaseUrl: url }, { databaseUrl: changed.toString() }, url, () => openStore({ databaseUrl: changed.toString() }));
+  });
+});
