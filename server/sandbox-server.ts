@@ -75,7 +75,7 @@ export async function runSandbox(configured: Config, logger: Logger): Promise<Ru
     change.failed
       ? logger.warn(
           { statement: change.statement, error: change.error.message, code: change.error.code },
-          "PGlite's maintenance failed (the checkpoints and vacuums a PostgreSQL server runs on its own): until it works again, the database's WAL and the space of its deleted rows grow (tried again every 30 s)",
+          "PGlite's maintenance failed (the checkpoints and vacuums a PostgreSQL server runs on its own): until it works again, the database's WAL and the space of its deleted rows grow (a checkpoint is tried again every 30 s, a vacuum five minutes after the last, once something was written)",
         )
       : logger.info({ failedPasses: change.failedPasses }, "PGlite's maintenance works again");
   const onOtherInstancesListening = (change: ListenChange) =>

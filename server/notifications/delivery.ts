@@ -217,7 +217,7 @@ export function createDeliveryWorker(options: DeliveryWorkerOptions) {
       ),
     );
     if (number === undefined) {
-      logger.info({ delivery_id: delivery.delivery_id }, 'merchant notification attempt not recorded: the delivery was removed meanwhile (a sandbox reset)');
+      logger.info({ delivery_id: delivery.delivery_id }, 'merchant notification attempt not recorded: the delivery was removed meanwhile (a sandbox reset, or NOTIFICATION_RETENTION_DAYS)');
       return;
     }
     logger.info(

@@ -28,8 +28,9 @@ export const MAINTENANCE: MaintenanceTimings = { checkEveryMs: 30_000, checkpoin
 
 /**
  * Told once when a pass fails after passes that worked (its statement, and PostgreSQL's message and
- * code), and once when one works again after `failedPasses` that failed. A failed pass is tried
- * again at the next check; meanwhile the WAL and the tables grow.
+ * code), and once when what failed works again, after `failedPasses` that failed. A checkpoint that
+ * failed is tried again at the next check, a table's vacuum at the next vacuum; meanwhile the WAL
+ * and the tables grow.
  */
 export type MaintenanceChange =
   | { failed: true; statement: string; error: { message: string; code?: string } }
@@ -55,8 +56,12 @@ export function startMaintenance(db: PGlite, timings: MaintenanceTimings = MAINT
   let timer: NodeJS.Timeout | undefined;
   let stopped = false;
 
-  /** True when it vacuumed or checkpointed: only such a pass says that what failed works again. */
-  async function pass(): Promise<boolean> {
+  /** Set by a pass that failed on a table's vacuum (tried again only at the next vacuum). */
+  let refusedVacuum = false;
+
+  /** What the pass did to its end: only a pass that did again what failed says that it works again. */
+  async function pass(): Promise<'vacuum' | 'checkpoint' | 'nothing'> {
+    refusedVacuum = false;
     const now = await position();
     const vacuum = now !== vacuumedAt && Date.now() - lastVacuum >= timings.vacuumEveryMs;
     let refused: { error: unknown; statement: string } | undefined;
@@ -66,7 +71,7 @@ export function startMaintenance(db: PGlite, timings: MaintenanceTimings = MAINT
           WHERE c.relkind IN ('r', 'm') AND n.nspname <> 'information_schema' AND n.nspname NOT LIKE 'pg\\_%' ORDER BY 1`,
       );
       for (const { name } of rows) {
-        if (stopped) return false; // a closing store waits for one table at most
+        if (stopped) return 'nothing'; // a closing store waits for one table at most
         // A table refused (an index expression that raises, say) leaves the others vacuumed and the
         // checkpoint made; the pass then fails with it.
         await exec(`VACUUM (ANALYZE) ${name}`).catch((error: unknown) => void (refused ??= { error, statement }));
@@ -81,12 +86,15 @@ export function startMaintenance(db: PGlite, timings: MaintenanceTimings = MAINT
     }
     if (refused) {
       statement = refused.statement;
+      refusedVacuum = true;
       throw refused.error;
     }
-    return checkpoint;
+    return vacuum ? 'vacuum' : checkpoint ? 'checkpoint' : 'nothing';
   }
 
   let failedPasses = 0;
+  /** What the failed passes could not do: a table's vacuum, or any statement (the WAL's position, a checkpoint). */
+  let failing: 'vacuum' | 'any' = 'any';
   const tell = (change: MaintenanceChange) => {
     try {
       onChange?.(change);
@@ -94,14 +102,19 @@ export function startMaintenance(db: PGlite, timings: MaintenanceTimings = MAINT
       // the listener's own failure: the passes go on
     }
   };
-  const worked = (didWork: boolean) => {
-    if (!didWork || failedPasses === 0) return;
+  // A vacuum refused works again with a vacuum of every table; anything else, with a checkpoint (a
+  // pass that only read the WAL's position did not try again what failed).
+  const worked = (done: 'vacuum' | 'checkpoint' | 'nothing') => {
+    if (failedPasses === 0 || done === 'nothing' || (failing === 'vacuum' && done !== 'vacuum')) return;
     if (!stopped) tell({ failed: false, failedPasses });
     failedPasses = 0;
+    failing = 'any';
   };
-  // Tried again at the next check (a statement refused, a disk full); a store closing says nothing.
+  // Tried again at the next check (a statement refused, a disk full), a table's vacuum at the next
+  // vacuum; told once until it works again; a store closing says nothing.
   const failed = (error: unknown) => {
     if (stopped) return;
+    if (refusedVacuum) failing = 'vacuum';
     failedPasses += 1;
     if (failedPasses > 1) return;
     const { message, code } = error instanceof Error ? (error as Error & { code?: unknown }) : { message: String(error), code: undefined };

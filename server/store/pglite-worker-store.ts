@@ -12,7 +12,7 @@ import { isOnDisk, privateDataDirectory, type MadePrivate } from './data-directo
 import type { MaintenanceChange, MaintenanceTimings } from './pglite-maintenance.ts';
 import { pgliteSnapshot } from './pglite-snapshot.ts';
 import type { WorkerData, WorkerError, WorkerNotice, WorkerOpen, WorkerReply, WorkerRequest } from './pglite-worker-protocol.ts';
-import { rethrowWithoutValues, type QueryResult, type Queryable, type Store } from './store.ts';
+import { rethrowWithoutValues, withoutQuotedValues, type QueryResult, type Queryable, type Store } from './store.ts';
 
 /** Next to this module: pglite-worker.ts from the sources (tsx, vitest), pglite-worker.js from the build. */
 const FROM_SOURCES = import.meta.url.endsWith('.ts');
@@ -220,6 +220,11 @@ function startWorkerStore(
   return workerStore(thread, told, refusal);
 }
 
+/** A maintenance notice without the values its PostgreSQL message may quote (an index expression's input, say). */
+function withoutValues(change: MaintenanceChange): MaintenanceChange {
+  return change.failed ? { ...change, error: { ...change.error, message: withoutQuotedValues(change.error.message) } } : change;
+}
+
 /** What the store tells its opener of the thread. */
 type Told = Pick<PgliteWorkerOptions, 'onFailure' | 'onMaintenance'>;
 
@@ -245,7 +250,7 @@ async function workerStore(thread: Worker, told: Told, refusal?: () => Error | u
   };
 
   thread.on('message', (reply: WorkerReply | WorkerNotice) => {
-    if ('notice' in reply) return told.onMaintenance?.(reply.change);
+    if ('notice' in reply) return told.onMaintenance?.(withoutValues(reply.change));
     const call = settle(reply.id);
     if (reply.ok) call?.resolve(reply.result);
     else call?.reject(rebuilt(reply.error));

@@ -75,10 +75,15 @@ export function rethrowWithoutValues(error: unknown): never {
     const fields = error as Error & Record<string, unknown>;
     for (const field of ['params', 'detail', 'where', 'hint', 'internalQuery']) delete fields[field];
     const quoted = error.message;
-    error.message = quoted.replace(/: ".*"$/s, ': "[redacted]"').replace(/^value ".*" is out of range/s, 'value "[redacted]" is out of range');
+    error.message = withoutQuotedValues(quoted);
     error.stack = error.stack?.replace(quoted, error.message);
   }
   throw error;
+}
+
+/** A PostgreSQL error message without the input it quotes (rethrowWithoutValues). */
+export function withoutQuotedValues(message: string): string {
+  return message.replace(/: ".*"$/s, ': "[redacted]"').replace(/^value ".*" is out of range/s, 'value "[redacted]" is out of range');
 }
 
 /** The sealed secrets of a store, or of one of its transactions. */
