@@ -158,8 +158,9 @@ export const MAX_RETENTION_DAYS = 3650;
 
 /** NOTIFICATION_RETENTION_DAYS: unset, empty or 0 keeps everything; otherwise whole days, 1 to MAX_RETENTION_DAYS. */
 function retentionDays(value: string | undefined): number | undefined {
-  if (value === undefined || value.trim() === '' || value.trim() === '0') return undefined;
+  if (value === undefined || value.trim() === '') return undefined;
   const n = /^\d+$/.test(value.trim()) ? Number(value.trim()) : NaN;
+  if (n === 0) return undefined;
   if (!(n >= 1 && n <= MAX_RETENTION_DAYS)) {
     throw new Error(`NOTIFICATION_RETENTION_DAYS must be a whole number of days from 1 to ${MAX_RETENTION_DAYS} (0 or unset keeps every delivery), not ${JSON.stringify(value.slice(0, 32))}`);
   }

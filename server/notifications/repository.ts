@@ -265,13 +265,16 @@ export function notificationRepository(db: Queryable) {
     /**
      * Deletes at most `limit` deliveries that are over (delivered or abandoned) and whose last news is
      * older than `before`: their delivery, else their last attempt, else their creation. Their
-     * attempts go with them (ON DELETE CASCADE). A pending one never, nor one a redelivery made
-     * pending meanwhile (the status is checked again on the row deleted). Returns how many went.
+     * attempts go with them (ON DELETE CASCADE). A pending one never. The row's own columns are
+     * checked again on the row deleted (PostgreSQL re-evaluates only those when another transaction
+     * changed it meanwhile, not the subquery's): one a redelivery made pending, or that a redelivery
+     * then delivered or gave up meanwhile (its next_attempt_at is the redelivery's time), stays.
+     * Returns how many went.
      */
     async deleteFinishedBefore(before: Date, limit: number): Promise<number> {
       const { rowCount } = await db.query(
         `DELETE FROM notification_deliveries
-          WHERE status <> 'pending'
+          WHERE status <> 'pending' AND greatest(delivered_at, next_attempt_at) < $1
             AND delivery_id IN (
               SELECT d.delivery_id FROM notification_deliveries d
                WHERE d.status <> 'pending'

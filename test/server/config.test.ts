@@ -124,7 +124,7 @@ describe('slow-client timeouts', () => {
 
 describe('notification retention (NOTIFICATION_RETENTION_DAYS)', () => {
   it('keeps every delivery when unset, empty or 0, and takes whole days from 1 to ten years', () => {
-    for (const value of [undefined, '', '0', ' 0 ']) expect(loadConfig({ NOTIFICATION_RETENTION_DAYS: value }).notificationRetentionDays).toBeUndefined();
+    for (const value of [undefined, '', '0', ' 0 ', '00']) expect(loadConfig({ NOTIFICATION_RETENTION_DAYS: value }).notificationRetentionDays).toBeUndefined();
     expect(loadConfig({ NOTIFICATION_RETENTION_DAYS: '30' }).notificationRetentionDays).toBe(30);
     expect(loadConfig({ NOTIFICATION_RETENTION_DAYS: '1' }).notificationRetentionDays).toBe(1);
     expect(loadConfig({ NOTIFICATION_RETENTION_DAYS: '3650' }).notificationRetentionDays).toBe(3650);

@@ -8,6 +8,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { startSandbox } from '../../server/index.ts';
 import { createLogger } from '../../server/http/logging.ts';
+import { notificationRepository } from '../../server/notifications/repository.ts';
 import { notificationRetention, RETENTION_BATCH } from '../../server/notifications/retention.ts';
 import { DEMO_SELLER_ID, ensureDemoSeller } from '../../server/sandbox/demo-seller.ts';
 import { migrate } from '../../server/store/migrate.ts';
@@ -30,14 +31,14 @@ interface Planted {
   attempts?: Date[];
 }
 
-/** Stores a delivery as the worker would have left it, with its attempts; returns its id. */
+/** Stores a delivery as the worker would have left it (next_attempt_at: when its last attempt was due), with its attempts; returns its id. */
 async function plant(store: Store, d: Planted): Promise<string> {
   const id = randomUUID();
   const attempts = d.attempts ?? [];
   await store.query(
     `INSERT INTO notification_deliveries (delivery_id, seller_id, event, mode, payload, status, attempts, next_attempt_at, created_at, delivered_at)
-     VALUES ($1, $2, 'checkout-notification', 'instant', $7, $3, $4, $5, $5, $6)`,
-    [id, DEMO_SELLER_ID, d.status, attempts.length, d.created, d.delivered ?? null, PAYLOAD],
+     VALUES ($1, $2, 'checkout-notification', 'instant', $3, $4, $5, $6, $7, $8)`,
+    [id, DEMO_SELLER_ID, PAYLOAD, d.status, attempts.length, attempts.at(-1) ?? d.created, d.created, d.delivered ?? null],
   );
   for (const [i, at] of attempts.entries()) {
     await store.query(`INSERT INTO notification_attempts (delivery_id, attempt, started_at, url, status_code, latency_ms) VALUES ($1, $2, $3, 'http://127.0.0.1/', 500, 3)`, [
@@ -57,9 +58,10 @@ for (const kind of STORE_KINDS) {
   describe(`notification retention on ${kind.name}`, () => {
     let store: Store;
     let drop: () => Promise<void>;
+    let again: () => Promise<Store>;
     const logs = new CapturedLogs();
     beforeAll(async () => {
-      ({ store, drop } = await kind.fresh());
+      ({ store, drop, again } = await kind.fresh());
       await ensureDemoSeller(store, DEMO, createLogger('silent'));
     });
     afterAll(() => drop());
@@ -87,6 +89,23 @@ for (const kind of STORE_KINDS) {
       expect(await attemptsOf(store, gone)).toBe(0);
       expect(await attemptsOf(store, kept)).toBe(6);
       expect(logs.lines.filter((l) => l.msg.startsWith('Deleted'))).toMatchObject([{ level: 30, deleted: 3, retentionDays: 30 }]);
+    });
+
+    it('keeps a delivery that a redelivery delivered again while the deletion waited for its row', async () => {
+      const id = await plant(store, { status: 'delivered', created: daysAgo(45), delivered: daysAgo(40), attempts: [daysAgo(40)] });
+      const other = await again();
+      let deleting: Promise<number> | undefined;
+      // Another instance holds the row (a redelivery, then its attempt, recorded at NOW) while the
+      // DELETE, started meanwhile, read it as 40 days old; it commits, then the DELETE goes on.
+      await other.transaction(async (tx) => {
+        const repo = notificationRepository(tx);
+        expect(await repo.redeliver(DEMO_SELLER_ID, id, NOW)).toBe(true);
+        await tx.query(`UPDATE notification_deliveries SET status = 'delivered', delivered_at = $2, attempts = 2 WHERE delivery_id = $1`, [id, NOW]);
+        deleting = retention(30).runOnce();
+        await new Promise((resolve) => setTimeout(resolve, 300));
+      });
+      expect(await deleting).toBe(0);
+      expect(await remaining(store)).toEqual([id]);
     });
 
     it('deletes a backlog larger than one batch in one pass, and says nothing when nothing was deleted', async () => {
