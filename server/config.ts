@@ -260,10 +260,24 @@ function slowClientTimeouts(env: NodeJS.ProcessEnv): Pick<Config, 'headersTimeou
   return { headersTimeoutMs, requestTimeoutMs };
 }
 
+/**
+ * A key of one's own given as the previous key, while the current one would be derived from
+ * DATABASE_URL (SANDBOX_ENCRYPTION_KEY unset, or empty in a template): the secrets would be sealed
+ * again with a key anyone who knows the URL can derive.
+ */
+function refuseWeakerKey(config: Config): Config {
+  if (config.previousEncryptionKey && config.databaseUrl && !config.encryptionKey && !/^postgres(ql)?:\/\//.test(config.previousEncryptionKey)) {
+    throw new Error(
+      'SANDBOX_PREVIOUS_ENCRYPTION_KEY is a key of its own, but SANDBOX_ENCRYPTION_KEY is not set: the secrets would be sealed again with the key derived from DATABASE_URL, which anyone who knows the URL can derive. Set SANDBOX_ENCRYPTION_KEY to the new key',
+    );
+  }
+  return config;
+}
+
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   // This machine only, by default; another address needs SANDBOX_ADMIN_TOKEN set (refuseExposedDefaults).
   const host = env.HOST || '127.0.0.1';
-  return refuseExposedDefaults({
+  return refuseWeakerKey(refuseExposedDefaults({
     port: port(env.PORT),
     host,
     // `memory://` keeps PGlite in memory (nothing survives a restart); any other URL is refused.
@@ -298,5 +312,5 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     notificationRetryBaseMs: milliseconds('NOTIFICATION_RETRY_BASE_MS', env.NOTIFICATION_RETRY_BASE_MS, 30_000),
     notificationRetentionDays: retentionDays(env.NOTIFICATION_RETENTION_DAYS),
     validation: flag('CONTRACT_VALIDATION', env.CONTRACT_VALIDATION, true),
-  });
+  }));
 }

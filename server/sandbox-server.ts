@@ -16,8 +16,9 @@ import type { Config } from './config.ts';
 import { answerClientErrors } from './http/client-errors.ts';
 import { migrate } from './store/migrate.ts';
 import { type Store } from './store/store.ts';
-import type { MadePrivate } from './store/data-directory.ts';
+import { isOnDisk, type MadePrivate } from './store/data-directory.ts';
 import { openStore } from './store/open-store.ts';
+import { checkSecretsAtRest } from './store/reseal-secrets.ts';
 import type { ListenChange } from './store/postgres-announcements.ts';
 import type { MaintenanceChange } from './store/pglite-maintenance.ts';
 
@@ -60,6 +61,10 @@ function listen(server: ReturnType<typeof createServer>, port: number, host: str
   });
 }
 
+/** Where the current encryption key comes from (encryption-key.ts), for the log: never the key. */
+const keySourceOf = (config: Config) =>
+  config.encryptionKey ? 'SANDBOX_ENCRYPTION_KEY' : config.databaseUrl ? 'derived from DATABASE_URL' : isOnDisk(config.dataDir) ? 'the key file beside DATA_DIR' : 'random, in memory';
+
 export async function runSandbox(configured: Config, logger: Logger): Promise<RunningSandbox> {
   // In memory, from the package's pre-initialized, migrated data directory (pglite-snapshot.ts).
   // PGlite runs on a worker thread: if that thread dies, every request fails from then on; say why once.
@@ -78,6 +83,17 @@ export async function runSandbox(configured: Config, logger: Logger): Promise<Ru
           "PGlite's maintenance failed (the checkpoints and vacuums a PostgreSQL server runs on its own): until it works again, the database's WAL and the space of its deleted rows grow (a checkpoint is tried again every 30 s, a vacuum five minutes after the last, once something was written)",
         )
       : logger.info({ failedPasses: change.failedPasses }, "PGlite's maintenance works again");
+  // After the start's check, a secret only the previous key opens was written by an instance still
+  // on the old key: said once per secret (at most 1,000), since every read of it opens it so.
+  const warnedPrevious = new Set<string>();
+  const onPreviousKeyUsed = (context: string) => {
+    if (warnedPrevious.has(context) || warnedPrevious.size >= 1_000) return;
+    warnedPrevious.add(context);
+    logger.warn(
+      { secret: context },
+      'A secret at rest opened only with SANDBOX_PREVIOUS_ENCRYPTION_KEY after the start sealed every secret with the current key: an instance still on the old key wrote it. Stop every instance on the old key, then restart this one to seal it again',
+    );
+  };
   const onOtherInstancesListening = (change: ListenChange) =>
     change.listening
       ? logger.info({ failedAttempts: change.failedAttempts }, 'Listening again for the other instances on this PostgreSQL')
@@ -95,15 +111,16 @@ export async function runSandbox(configured: Config, logger: Logger): Promise<Ru
   );
   answerClientErrors(server);
   const port = await listen(server, configured.port, configured.host);
-  const storeReady = openStore({ ...configured, pgliteSnapshot: true, onFailure, onMaintenance, onMadePrivate, onWaitingForLock, onOtherInstancesListening }).then(async (store) => {
+  const storeReady = openStore({ ...configured, pgliteSnapshot: true, onFailure, onMaintenance, onMadePrivate, onWaitingForLock, onOtherInstancesListening, onPreviousKeyUsed }).then(async (store) => {
     try {
       const applied = await migrate(store);
       if (applied.length) logger.info({ applied }, 'Migrations applied');
+      // Every secret at rest opens (else the start is refused, naming it); those only the previous key opens are sealed again.
+      const resealed = await checkSecretsAtRest(store, configured.previousEncryptionKey !== undefined);
       if (configured.previousEncryptionKey) {
-        const { resealSecrets } = await import('./store/reseal-secrets.ts');
         logger.info(
-          { resealed: await resealSecrets(store) },
-          'The secrets at rest that SANDBOX_PREVIOUS_ENCRYPTION_KEY opened are sealed with the current key now: once every instance runs with the current key, remove SANDBOX_PREVIOUS_ENCRYPTION_KEY',
+          { resealed, encryptionKey: keySourceOf(configured) },
+          'Every secret at rest is sealed with the current encryption key: remove SANDBOX_PREVIOUS_ENCRYPTION_KEY once no instance runs with the old key (keep the old key as long as backups made before this start)',
         );
       }
       return store;

@@ -10,6 +10,7 @@ import {
   importJWK,
   type JWK,
 } from 'jose';
+import { wrongEncryptionKey } from '../store/reseal-secrets.ts';
 import { SealedSecretUnreadable } from '../store/sealed-secrets.ts';
 import type { Store } from '../store/store.ts';
 import { authenticationRepository, type AuthenticationRepository, type PublicJwk } from './repository.ts';
@@ -43,11 +44,7 @@ async function newKeyPair(): Promise<{ kid: string; privateJwk: JWK; publicJwk: 
   return { kid, privateJwk: { ...(await exportJWK(privateKey)), ...common }, publicJwk: { ...publicJwk, ...common } };
 }
 
-const WRONG_ENCRYPTION_KEY =
-  'The stored token signing key cannot be decrypted: this server does not have the encryption key it was sealed with. ' +
-  'Set SANDBOX_ENCRYPTION_KEY to that key (without it, the key is derived from DATABASE_URL exactly as written, ' +
-  'or read from the file <data directory>.encryption-key beside a PGlite data directory). To change the key, start with ' +
-  'the new one in SANDBOX_ENCRYPTION_KEY and the old one in SANDBOX_PREVIOUS_ENCRYPTION_KEY (or the DATABASE_URL it was derived from).';
+const WRONG_ENCRYPTION_KEY = wrongEncryptionKey('The stored token signing key');
 
 async function listKeys(repository: AuthenticationRepository, publishedMs: number) {
   try {

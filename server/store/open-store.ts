@@ -18,6 +18,8 @@ export interface StoreOptions {
   encryptionKey?: string;
   /** SANDBOX_PREVIOUS_ENCRYPTION_KEY: the key (or the URL it was derived from) secrets were sealed with before; they still open with it. */
   previousEncryptionKey?: string;
+  /** Told the row of each secret opened with the previous key (sealed-secrets.ts). */
+  onPreviousKeyUsed?: (context: string) => void;
   /**
    * PGlite in memory, or on a data directory with no cluster yet, starts from a dumped data
    * directory when there is a usable one (pglite-snapshot.ts): true, the package's migrated one; a
@@ -48,7 +50,7 @@ export async function openStore(options: StoreOptions): Promise<Store> {
   // store makes it, or makes it private, once the key is resolved).
   if (!options.databaseUrl && isOnDisk(options.dataDir)) checkDataDirectory(options.dataDir);
   const previous = options.previousEncryptionKey ? parsePreviousEncryptionKey(options.previousEncryptionKey) : undefined;
-  const atRest = sealedSecrets(await resolveEncryptionKey(options), previous);
+  const atRest = sealedSecrets(await resolveEncryptionKey(options), previous, options.onPreviousKeyUsed);
   const store = options.databaseUrl
     ? (await import('./postgres-store.ts')).openPostgresStore(options.databaseUrl, { onListenChange: options.onOtherInstancesListening })
     : openPgliteWorkerStore(options.dataDir, {

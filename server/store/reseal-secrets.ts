@@ -1,43 +1,66 @@
-// SANDBOX_PREVIOUS_ENCRYPTION_KEY: a start given it seals again, under the current key, every secret
-// at rest that only the previous key opens (the token signing keys' private halves, the merchants'
-// notification passwords), in one transaction that locks their rows: instances starting together on
-// one PostgreSQL do it once, and a start cut short leaves every secret under one key or the other,
-// each still opening with the two. Afterwards the previous key is needed no more.
-import { notificationPasswordContext, SealedSecretUnreadable, signingKeyContext } from './sealed-secrets.ts';
+// The secrets at rest (the token signing keys' private halves, the merchants' notification
+// passwords), checked at every start: each must open with the store's key, or with
+// SANDBOX_PREVIOUS_ENCRYPTION_KEY while the key changes, else the start is refused, naming the row
+// (a secret that opens with neither would fail later, in a token request, a webhook or a hosted page).
+// Those only the previous key opens are sealed again with the current one: read first without
+// locks, then locked and sealed again in one statement per table, so that instances starting
+// together on one PostgreSQL do it once. A start cut short leaves each secret under one key or the
+// other, and both still open it. Afterwards the previous key is needed no more.
+import { notificationPasswordContext, SealedSecretUnreadable, signingKeyContext, type SealedSecrets } from './sealed-secrets.ts';
 import { sealedSecretsOf, type Store } from './store.ts';
 
-/** How many secrets were sealed again; throws, naming the row, when one opens with neither key. */
-export async function resealSecrets(store: Store): Promise<number> {
+/** Where secrets are sealed: the table, its key column (and that column's type), the sealed column, and what each value is bound to. */
+const SEALED = [
+  { table: 'signing_keys', id: 'kid', type: 'text', column: 'sealed_private_jwk', context: signingKeyContext },
+  { table: 'web_checkout_configurations', id: 'seller_id', type: 'uuid', column: 'sealed_notification_password', context: notificationPasswordContext },
+] as const;
+
+/** The refusal of a start that cannot open a secret, without any key or URL. */
+export const wrongEncryptionKey = (what: string) =>
+  `${what} cannot be decrypted: this server does not have the encryption key it was sealed with. ` +
+  'Set SANDBOX_ENCRYPTION_KEY to that key (without it, the key is derived from DATABASE_URL exactly as written, ' +
+  'or read from the file <data directory>.encryption-key beside a PGlite data directory). To change the key, start with ' +
+  'the new one in SANDBOX_ENCRYPTION_KEY and the old one in SANDBOX_PREVIOUS_ENCRYPTION_KEY (or the DATABASE_URL it was derived from, exactly as it was written).';
+
+function refusal(error: SealedSecretUnreadable, withPrevious: boolean): Error {
+  const what = `A secret at rest (${error.context})`;
+  return new Error(
+    withPrevious
+      ? `${what} opens neither with the encryption key nor with SANDBOX_PREVIOUS_ENCRYPTION_KEY: give the key it was sealed with in one of them (a DATABASE_URL exactly as it was written)`
+      : wrongEncryptionKey(what),
+    { cause: error },
+  );
+}
+
+type SealedRow = { id: string; sealed: string };
+
+/** The rows only the previous key opens; throws SealedSecretUnreadable when one opens with neither. */
+const onPreviousKey = (atRest: SealedSecrets, rows: SealedRow[], context: (id: string) => string) =>
+  rows.filter((row) => atRest.keyOf(row.sealed, context(row.id)) === 'previous');
+
+/** Checks every secret at rest and seals again those only the previous key opens; returns how many it sealed again. */
+export async function checkSecretsAtRest(store: Store, withPrevious: boolean): Promise<number> {
+  let resealed = 0;
   try {
-    return await store.transaction(async (tx) => {
-      const atRest = sealedSecretsOf(tx);
-      let resealed = 0;
-      const keys = await tx.query<{ kid: string; sealed: string }>(
-        'SELECT kid, sealed_private_jwk AS sealed FROM signing_keys WHERE sealed_private_jwk IS NOT NULL ORDER BY kid FOR UPDATE',
-      );
-      for (const { kid, sealed } of keys.rows) {
-        const again = atRest.resealed(sealed, signingKeyContext(kid));
-        if (again === undefined) continue;
-        await tx.query('UPDATE signing_keys SET sealed_private_jwk = $2 WHERE kid = $1', [kid, again]);
-        resealed += 1;
-      }
-      const passwords = await tx.query<{ sellerId: string; sealed: string }>(
-        `SELECT seller_id AS "sellerId", sealed_notification_password AS sealed FROM web_checkout_configurations
-          WHERE sealed_notification_password IS NOT NULL ORDER BY seller_id FOR UPDATE`,
-      );
-      for (const { sellerId, sealed } of passwords.rows) {
-        const again = atRest.resealed(sealed, notificationPasswordContext(sellerId));
-        if (again === undefined) continue;
-        await tx.query('UPDATE web_checkout_configurations SET sealed_notification_password = $2 WHERE seller_id = $1', [sellerId, again]);
-        resealed += 1;
-      }
-      return resealed;
-    });
+    for (const { table, id, type, column, context } of SEALED) {
+      const read = `SELECT ${id}::text AS id, ${column} AS sealed FROM ${table} WHERE ${column} IS NOT NULL`;
+      const stale = onPreviousKey(sealedSecretsOf(store), (await store.query<SealedRow>(read)).rows, context);
+      if (stale.length === 0) continue;
+      resealed += await store.transaction(async (tx) => {
+        // Read again under the lock: another instance may have sealed them again meanwhile.
+        const ids = stale.map((row) => row.id);
+        const atRest = sealedSecretsOf(tx);
+        const again = onPreviousKey(atRest, (await tx.query<SealedRow>(`${read} AND ${id} = ANY($1::${type}[]) ORDER BY ${id} FOR UPDATE`, [ids])).rows, context);
+        if (again.length === 0) return 0;
+        await tx.query(`UPDATE ${table} AS t SET ${column} = u.sealed FROM unnest($1::${type}[], $2::text[]) AS u(id, sealed) WHERE t.${id} = u.id`, [
+          again.map((row) => row.id),
+          again.map((row) => atRest.resealed(row.sealed, context(row.id))),
+        ]);
+        return again.length;
+      });
+    }
   } catch (error) {
-    if (!(error instanceof SealedSecretUnreadable)) throw error;
-    throw new Error(
-      `A secret at rest (${error.context}) opens neither with the encryption key nor with SANDBOX_PREVIOUS_ENCRYPTION_KEY: give the key it was sealed with in one of them`,
-      { cause: error },
-    );
+    throw error instanceof SealedSecretUnreadable ? refusal(error, withPrevious) : error;
   }
+  return resealed;
 }

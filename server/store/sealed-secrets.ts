@@ -28,11 +28,10 @@ export interface SealedSecrets {
    * key being changed); throws SealedSecretUnreadable when neither key, or the context, matches.
    */
   open(sealed: string, context: string): string;
-  /**
-   * `sealed` sealed again under the current key when only the previous key opens it; undefined when
-   * the current key opens it already. Throws SealedSecretUnreadable when neither does.
-   */
-  resealed(sealed: string, context: string): string | undefined;
+  /** Which key opens `sealed`, without telling onPrevious; throws SealedSecretUnreadable when neither does. */
+  keyOf(sealed: string, context: string): 'current' | 'previous';
+  /** `sealed` sealed again under the current key, opened with either, without telling onPrevious. */
+  resealed(sealed: string, context: string): string;
 }
 
 function checkedKey(key: Buffer): Buffer {
@@ -53,25 +52,39 @@ function openWith(key: Buffer, sealed: string, context: string): string | undefi
   }
 }
 
-/** `previous`: the key the secrets were sealed with before this one (SANDBOX_PREVIOUS_ENCRYPTION_KEY), read but never written. */
-export function sealedSecrets(key: Buffer, previous?: Buffer): SealedSecrets {
+/**
+ * `previous`: the key the secrets were sealed with before this one (SANDBOX_PREVIOUS_ENCRYPTION_KEY),
+ * read but never written; `onPrevious` is told the context of each value `open` opened with it.
+ */
+export function sealedSecrets(key: Buffer, previous?: Buffer, onPrevious?: (context: string) => void): SealedSecrets {
   checkedKey(key);
   if (previous) checkedKey(previous);
+  const withPrevious = (sealed: string, context: string) => {
+    const plain = previous && openWith(previous, sealed, context);
+    if (plain === undefined) throw new SealedSecretUnreadable(context);
+    return plain;
+  };
   const seal = (plain: string, context: string) => {
     const iv = randomBytes(IV_BYTES);
     const cipher = createCipheriv(ALGORITHM, key, iv).setAAD(Buffer.from(context, 'utf8'));
     const data = Buffer.concat([cipher.update(plain, 'utf8'), cipher.final()]);
     return [VERSION, iv, data, cipher.getAuthTag()].map((part) => (typeof part === 'string' ? part : part.toString('base64url'))).join('.');
   };
-  const withPrevious = (sealed: string, context: string) => {
-    const plain = previous && openWith(previous, sealed, context);
-    if (plain === undefined) throw new SealedSecretUnreadable(context);
-    return plain;
-  };
   return {
     seal,
-    open: (sealed, context) => openWith(key, sealed, context) ?? withPrevious(sealed, context),
-    resealed: (sealed, context) => (openWith(key, sealed, context) === undefined ? seal(withPrevious(sealed, context), context) : undefined),
+    open(sealed, context) {
+      const plain = openWith(key, sealed, context);
+      if (plain !== undefined) return plain;
+      const old = withPrevious(sealed, context);
+      onPrevious?.(context);
+      return old;
+    },
+    keyOf(sealed, context) {
+      if (openWith(key, sealed, context) !== undefined) return 'current';
+      withPrevious(sealed, context);
+      return 'previous';
+    },
+    resealed: (sealed, context) => seal(openWith(key, sealed, context) ?? withPrevious(sealed, context), context),
   };
 }
 

@@ -148,3 +148,15 @@ describe('changing the encryption key (SANDBOX_PREVIOUS_ENCRYPTION_KEY)', () => 
     expect(() => loadConfig({ SANDBOX_PREVIOUS_ENCRYPTION_KEY: 'hunter2-old-secret' })).not.toThrow(/hunter2/);
   });
 });
+
+describe('a previous key of its own while the current one would come from DATABASE_URL', () => {
+  it('is refused, since anyone who knows the URL could then open the secrets; a URL as the previous key is not', () => {
+    const env = { DATABASE_URL: 'postgres://u:pw@db/x', SANDBOX_PREVIOUS_ENCRYPTION_KEY: 'a1'.repeat(32) };
+    for (const current of [undefined, '']) {
+      expect(() => loadConfig({ ...env, SANDBOX_ENCRYPTION_KEY: current })).toThrow(/^SANDBOX_PREVIOUS_ENCRYPTION_KEY is a key of its own, but SANDBOX_ENCRYPTION_KEY is not set/);
+    }
+    expect(loadConfig({ ...env, SANDBOX_ENCRYPTION_KEY: 'b2'.repeat(32) }).previousEncryptionKey).toBe('a1'.repeat(32));
+    expect(loadConfig({ DATABASE_URL: 'postgres://u:new@db/x', SANDBOX_PREVIOUS_ENCRYPTION_KEY: 'postgres://u:pw@db/x' }).previousEncryptionKey).toBe('postgres://u:pw@db/x');
+    expect(loadConfig({ DATA_DIR: 'memory://', SANDBOX_PREVIOUS_ENCRYPTION_KEY: 'a1'.repeat(32) }).previousEncryptionKey).toBe('a1'.repeat(32));
+  });
+});

@@ -15,11 +15,24 @@ import { DEMO_SELLER_ID } from '../../server/sandbox/demo-seller.ts';
 import { openStore } from '../../server/store/open-store.ts';
 import type { Store } from '../../server/store/store.ts';
 import { webCheckoutRepository } from '../../server/web-checkout/repository.ts';
+import { loadConfig } from '../../server/config.ts';
+import { createLogger } from '../../server/http/logging.ts';
+import { runSandbox } from '../../server/sandbox-server.ts';
+import { notificationPasswordContext, sealedSecrets } from '../../server/store/sealed-secrets.ts';
+import { DEFAULT_TECHNICAL_CONFIGURATION } from '../../server/web-checkout/technical-configuration.ts';
+import { CapturedLogs } from './support/server.ts';
 import { DATABASE_URL, freshPostgresSchemaUrl } from './support/stores.ts';
 
 const PASSWORD = 'notification-password-sealed-at-rest';
 const [KEY_A, KEY_B] = [Buffer.alloc(32, 0xa1).toString('base64'), 'b2'.repeat(32)];
 const WRONG_KEY = /cannot be decrypted: this server does not have the encryption key it was sealed with.+SANDBOX_PREVIOUS_ENCRYPTION_KEY/;
+
+/** The data directories of the PGlite tests. */
+let dir: string;
+beforeAll(async () => {
+  dir = await mkdtemp(join(tmpdir(), 'key-change-'));
+});
+afterAll(() => rm(dir, { recursive: true, force: true }));
 
 const tokenOf = async (sandbox: Sandbox) => {
   const answer = await fetch(`${sandbox.url}/authentication/oauth2/-core/access_token`, {
@@ -104,11 +117,6 @@ async function changeKey(before: StartSandboxOptions, after: StartSandboxOptions
 }
 
 describe('changing the encryption key of a PGlite data directory', () => {
-  let dir: string;
-  beforeAll(async () => {
-    dir = await mkdtemp(join(tmpdir(), 'key-change-'));
-  });
-  afterAll(() => rm(dir, { recursive: true, force: true }));
 
   it('seals every secret again with the new key when the old one is given as SANDBOX_PREVIOUS_ENCRYPTION_KEY', async () => {
     const dataDir = join(dir, 'data');
@@ -132,6 +140,68 @@ describe('changing the encryption key of a PGlite data directory', () => {
     // Nothing was changed: the old key still opens it.
     const kept = await startSandbox({ dataDir, env: { SANDBOX_ENCRYPTION_KEY: KEY_A } });
     await kept.close();
+  });
+});
+
+/** Stores the demo seller's notification password sealed with `key`, as an instance on that key would. */
+async function writePasswordSealedWith(store: Store, key: Buffer): Promise<void> {
+  const sealed = sealedSecrets(key).seal(PASSWORD, notificationPasswordContext(DEMO_SELLER_ID));
+  const d = DEFAULT_TECHNICAL_CONFIGURATION;
+  await store.query(
+    `INSERT INTO web_checkout_configurations (seller_id, primary_color, accent_color, type_face, notification_url, notification_user, sealed_notification_password)
+     VALUES ($1, $2, $3, $4, 'http://127.0.0.1:9/hook', 'shop', $5)
+     ON CONFLICT (seller_id) DO UPDATE SET notification_url = excluded.notification_url, notification_user = excluded.notification_user, sealed_notification_password = excluded.sealed_notification_password`,
+    [DEMO_SELLER_ID, d.primaryColor, d.accentColor, d.typeFace, sealed],
+  );
+}
+
+describe('every secret at rest checked at start', () => {
+
+  it('refuses a start when a notification password (not only the signing key) was sealed with another key, naming its row', async () => {
+    const dataDir = join(dir, 'password');
+    await (await startSandbox({ dataDir, env: { SANDBOX_ENCRYPTION_KEY: KEY_B } })).close();
+    // An instance still on the old key wrote the password (a rollout, a restored table).
+    const old = await openStore({ dataDir, encryptionKey: KEY_B });
+    await writePasswordSealedWith(old, Buffer.from(KEY_A, 'base64'));
+    await old.close();
+    await expect(startSandbox({ dataDir, env: { SANDBOX_ENCRYPTION_KEY: KEY_B } })).rejects.toThrow(
+      `A secret at rest (web_checkout_configurations.notification_password:${DEMO_SELLER_ID}) cannot be decrypted: this server does not have the encryption key it was sealed with`,
+    );
+    const changing = await startSandbox({ dataDir, env: { SANDBOX_ENCRYPTION_KEY: KEY_B, SANDBOX_PREVIOUS_ENCRYPTION_KEY: KEY_A } });
+    await changing.close();
+    const store = await openStore({ dataDir, encryptionKey: KEY_B });
+    try {
+      expect((await webCheckoutRepository(store).findTechnicalConfiguration(DEMO_SELLER_ID))!.notificationPassword).toBe(PASSWORD);
+    } finally {
+      await store.close();
+    }
+  });
+
+  it('says, once per secret, when one written after the start opens only with the previous key (an instance still on the old key)', async () => {
+    const logs = new CapturedLogs();
+    const config = loadConfig({ PORT: '0', DATA_DIR: 'memory://', SANDBOX_ENCRYPTION_KEY: KEY_B, SANDBOX_PREVIOUS_ENCRYPTION_KEY: KEY_A, RATE_LIMIT_PER_SECOND: '0' });
+    const running = await runSandbox(config, createLogger('info', logs));
+    try {
+      expect(logs.lines.filter((l) => l.resealed !== undefined)).toMatchObject([{ level: 30, resealed: 0, encryptionKey: 'SANDBOX_ENCRYPTION_KEY' }]);
+      await writePasswordSealedWith(running.store, Buffer.from(KEY_A, 'base64'));
+      const token = await (await fetch(`${running.url}/authentication/oauth2/-core/access_token`, {
+        method: 'POST',
+        body: new URLSearchParams({ grant_type: 'client_credentials', client_id: config.demoClient.clientId, client_secret: config.demoClient.clientSecret, scope: 'digital-plataform:gateway-api' }),
+      }).then((r) => r.json() as Promise<{ access_token: string }>)).access_token;
+      // Reads of the password: a change of colours merges with it (and seals it with the current key).
+      const patch = (body: object) =>
+        fetch(`${running.url}/dpy/web-checkout/v1/technical-configurations`, { method: 'PATCH', headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' }, body: JSON.stringify(body) });
+      expect((await patch({ layout_customization: { color: { primary: '#112233' } } })).status).toBe(200);
+      await writePasswordSealedWith(running.store, Buffer.from(KEY_A, 'base64')); // written by the old instance again
+      expect((await patch({ layout_customization: { color: { primary: '#445566' } } })).status).toBe(200);
+      const warnings = logs.lines.filter((l) => l.level === 40 && l.secret !== undefined);
+      expect(warnings).toEqual([expect.objectContaining({ secret: `web_checkout_configurations.notification_password:${DEMO_SELLER_ID}` })]);
+      expect(warnings[0]!.msg).toMatch(/^A secret at rest opened only with SANDBOX_PREVIOUS_ENCRYPTION_KEY after the start/);
+      expect(JSON.stringify(logs.lines)).not.toContain(KEY_A);
+      expect(JSON.stringify(logs.lines)).not.toContain(PASSWORD);
+    } finally {
+      await running.close();
+    }
   });
 });
 

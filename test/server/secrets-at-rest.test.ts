@@ -51,24 +51,33 @@ describe('sealedSecrets while the key changes (SANDBOX_PREVIOUS_ENCRYPTION_KEY)'
   const [oldKey, newKey, otherKey] = [Buffer.alloc(32, 7), Buffer.alloc(32, 8), Buffer.alloc(32, 9)];
   const sealedOld = sealedSecrets(oldKey).seal(PASSWORD, 'row:1');
 
-  it('opens what either key sealed, and seals with the new one only', () => {
-    const box = sealedSecrets(newKey, oldKey);
+  it('opens what either key sealed, telling which rows the old one opened, and seals with the new one only', () => {
+    const told: string[] = [];
+    const box = sealedSecrets(newKey, oldKey, (context) => told.push(context));
     expect(box.open(sealedOld, 'row:1')).toBe(PASSWORD);
+    expect(told).toEqual(['row:1']);
     const sealedNew = box.seal(PASSWORD, 'row:1');
+    expect(box.open(sealedNew, 'row:1')).toBe(PASSWORD);
+    expect(told).toEqual(['row:1']); // the new key opened it
     expect(sealedSecrets(newKey).open(sealedNew, 'row:1')).toBe(PASSWORD);
     expect(() => sealedSecrets(oldKey).open(sealedNew, 'row:1')).toThrow(SealedSecretUnreadable);
     expect(() => box.open(sealedOld, 'row:2')).toThrow(SealedSecretUnreadable); // still bound to its row
     expect(() => box.open(sealedSecrets(otherKey).seal(PASSWORD, 'row:1'), 'row:1')).toThrow(SealedSecretUnreadable);
   });
 
-  it('seals again under the new key what only the old one opens, leaves what the new one opens, refuses the rest', () => {
-    const box = sealedSecrets(newKey, oldKey);
-    const again = box.resealed(sealedOld, 'row:1')!;
+  it('says which key opens a value, and seals it again under the new key, without telling; refuses what neither opens', () => {
+    const told: string[] = [];
+    const box = sealedSecrets(newKey, oldKey, (context) => told.push(context));
+    expect(box.keyOf(sealedOld, 'row:1')).toBe('previous');
+    const again = box.resealed(sealedOld, 'row:1');
     expect(again).toMatch(/^v1\./);
     expect(sealedSecrets(newKey).open(again, 'row:1')).toBe(PASSWORD);
-    expect(box.resealed(again, 'row:1')).toBeUndefined();
-    expect(() => box.resealed(sealedSecrets(otherKey).seal(PASSWORD, 'row:1'), 'row:1')).toThrow(SealedSecretUnreadable);
-    expect(() => sealedSecrets(newKey).resealed(sealedOld, 'row:1')).toThrow(SealedSecretUnreadable); // no previous key
+    expect(box.keyOf(again, 'row:1')).toBe('current');
+    expect(told).toEqual([]);
+    const foreign = sealedSecrets(otherKey).seal(PASSWORD, 'row:1');
+    expect(() => box.keyOf(foreign, 'row:1')).toThrow(SealedSecretUnreadable);
+    expect(() => box.resealed(foreign, 'row:1')).toThrow(SealedSecretUnreadable);
+    expect(() => sealedSecrets(newKey).keyOf(sealedOld, 'row:1')).toThrow(SealedSecretUnreadable); // no previous key
   });
 
   it('takes the previous key as SANDBOX_ENCRYPTION_KEY does, or the DATABASE_URL it was derived from, and refuses the rest without quoting it', async () => {
