@@ -9,8 +9,9 @@ import { sellerLookupsOf } from '../http/fair-lookups.ts';
 import { connectionLookup, type HostResolver } from '../http/public-addresses.ts';
 import { CONTRACT_RETRY_POLICY, type RetryPolicy } from './retry-policy.ts';
 import type { Store } from '../store/store.ts';
+import { SealedSecretUnreadable } from '../store/sealed-secrets.ts';
 import { notificationUrlProblem } from '../web-checkout/notification-url.ts';
-import { webCheckoutRepository } from '../web-checkout/repository.ts';
+import { webCheckoutRepository, type StoredTechnicalConfiguration } from '../web-checkout/repository.ts';
 
 /** The contract's policy with its delays scaled so that the first retry waits `baseDelayMs` (30 s by default). */
 export function retryPolicyOf(config: Pick<Config, 'notificationRetryBaseMs'>): RetryPolicy {
@@ -18,16 +19,28 @@ export function retryPolicyOf(config: Pick<Config, 'notificationRetryBaseMs'>): 
   return { ...CONTRACT_RETRY_POLICY, baseDelayMs: config.notificationRetryBaseMs, maxDelayMs: Math.round(CONTRACT_RETRY_POLICY.maxDelayMs * scale) };
 }
 
-/** The seller's configured notification, or the reason its URL may not be called any more. */
+/**
+ * The seller's configured notification, or why it may not be called: its URL refused, or its
+ * password sealed with another key than this instance's (an instance on another key wrote it; each
+ * attempt then fails, and the delivery is given up after the policy's attempts, not tried forever).
+ */
 export function notificationTargetOf(store: Store, allowPrivateNotificationUrls: boolean) {
   return async (sellerId: string): Promise<NotificationTarget | RefusedTarget | undefined> => {
-    const c = await webCheckoutRepository(store).findTechnicalConfiguration(sellerId);
+    let c: StoredTechnicalConfiguration | undefined;
+    try {
+      c = await webCheckoutRepository(store).findTechnicalConfiguration(sellerId);
+    } catch (error) {
+      if (error instanceof SealedSecretUnreadable) return { url: null, refused: UNREADABLE_PASSWORD };
+      throw error;
+    }
     if (!c?.notificationUrl || c.notificationUser === null || c.notificationPassword === null) return undefined;
-    const refused = notificationUrlProblem(c.notificationUrl, allowPrivateNotificationUrls);
-    if (refused) return { url: c.notificationUrl, refused };
+    const problem = notificationUrlProblem(c.notificationUrl, allowPrivateNotificationUrls);
+    if (problem) return { url: c.notificationUrl, refused: `notification URL refused: ${problem}` };
     return { url: c.notificationUrl, user: c.notificationUser, password: c.notificationPassword };
   };
 }
+
+const UNREADABLE_PASSWORD = "the seller's notification password cannot be decrypted with this sandbox's encryption key (another instance sealed it with another key)";
 
 /** `resolveHostName`: the system's resolver unless a test injects one. */
 export function notificationDeliveryWorker(deps: { store: Store; logger: Logger; config: Config; resolveHostName?: HostResolver }): DeliveryWorker {

@@ -33,9 +33,13 @@ export interface NotificationTarget {
   password: string;
 }
 
-/** A configured URL that the URL rule no longer allows (say, a private address on a shared sandbox). */
+/**
+ * A seller's notification that cannot be called (a configured URL that the URL rule no longer allows,
+ * say a private address on a shared sandbox): recorded as a failed attempt, `refused` as its error.
+ */
 export interface RefusedTarget {
-  url: string;
+  /** Null when it could not be read. */
+  url: string | null;
   refused: string;
 }
 
@@ -194,7 +198,7 @@ export function createDeliveryWorker(options: DeliveryWorkerOptions) {
     const target = resolved && !('refused' in resolved) ? resolved : undefined;
     const outcome: AttemptOutcome = target
       ? await post(agents, options.lookupFor?.(delivery.seller_id), target, delivery.payload, policy.attemptTimeoutMs, stop)
-      : { latencyMs: 0, error: resolved && 'refused' in resolved ? `notification URL refused: ${resolved.refused}` : 'no notification URL is configured for the seller' };
+      : { latencyMs: 0, error: resolved && 'refused' in resolved ? resolved.refused : 'no notification URL is configured for the seller' };
     if (outcome.interrupted) return giveBack(delivery);
     const number = await store.transaction((tx) =>
       notificationRepository(tx).recordResult(

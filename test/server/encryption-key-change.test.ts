@@ -11,7 +11,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadSigningKeys } from '../../server/authentication/keys.ts';
 import { authenticationRepository } from '../../server/authentication/repository.ts';
 import { startSandbox, type Sandbox, type StartSandboxOptions } from '../../server/index.ts';
-import { DEMO_SELLER_ID } from '../../server/sandbox/demo-seller.ts';
+import { DEMO_SELLER_ID, ensureDemoSeller } from '../../server/sandbox/demo-seller.ts';
+import { migrate } from '../../server/store/migrate.ts';
 import { openStore } from '../../server/store/open-store.ts';
 import type { Store } from '../../server/store/store.ts';
 import { webCheckoutRepository } from '../../server/web-checkout/repository.ts';
@@ -20,10 +21,17 @@ import { createLogger } from '../../server/http/logging.ts';
 import { runSandbox } from '../../server/sandbox-server.ts';
 import { notificationPasswordContext, sealedSecrets } from '../../server/store/sealed-secrets.ts';
 import { DEFAULT_TECHNICAL_CONFIGURATION } from '../../server/web-checkout/technical-configuration.ts';
+import { createDeliveryWorker } from '../../server/notifications/delivery.ts';
+import { notificationTargetOf } from '../../server/notifications/delivery-worker.ts';
+import { enqueueCheckoutNotification } from '../../server/notifications/outbox.ts';
+import { notificationRepository } from '../../server/notifications/repository.ts';
+import { deref, loadPlatform } from '../support/contract.ts';
 import { CapturedLogs } from './support/server.ts';
-import { DATABASE_URL, freshPostgresSchemaUrl } from './support/stores.ts';
+import { DATABASE_URL, freshPostgresSchemaUrl, openTestStore } from './support/stores.ts';
 
 const PASSWORD = 'notification-password-sealed-at-rest';
+const platform = loadPlatform();
+const NOTIFICATION = deref(platform, platform.webhooks!['checkout-notification']!.post.requestBody.content['application/json'].examples.authorized_credit).value;
 const [KEY_A, KEY_B] = [Buffer.alloc(32, 0xa1).toString('base64'), 'b2'.repeat(32)];
 const WRONG_KEY = /cannot be decrypted: this server does not have the encryption key it was sealed with.+SANDBOX_PREVIOUS_ENCRYPTION_KEY/;
 
@@ -201,6 +209,33 @@ describe('every secret at rest checked at start', () => {
       expect(JSON.stringify(logs.lines)).not.toContain(PASSWORD);
     } finally {
       await running.close();
+    }
+  });
+
+  it('records a failed attempt, then gives the delivery up, when a password opens with neither key (not tried forever)', async () => {
+    const store = await openTestStore({ encryptionKey: KEY_B });
+    try {
+      await migrate(store);
+      await ensureDemoSeller(store, { clientId: 'demo-seller-client', clientSecret: 'demo-seller-secret' }, createLogger('silent'));
+      await writePasswordSealedWith(store, Buffer.alloc(32, 0xc3)); // a key this instance never had
+      const id = await store.transaction((tx) => enqueueCheckoutNotification(tx, DEMO_SELLER_ID, NOTIFICATION, new Date()));
+      const worker = createDeliveryWorker({
+        store,
+        logger: createLogger('silent'),
+        policy: { maxAttempts: 2, baseDelayMs: 1, maxDelayMs: 1, attemptTimeoutMs: 1_000 },
+        resolveTarget: notificationTargetOf(store, true),
+      });
+      expect(await worker.runOnce()).toBe(1);
+      await new Promise((resolve) => setTimeout(resolve, 5));
+      expect(await worker.runOnce()).toBe(1);
+      expect(await notificationRepository(store).findById(id)).toMatchObject({ status: 'abandoned', attempts: 2 });
+      const refused = "the seller's notification password cannot be decrypted with this sandbox's encryption key (another instance sealed it with another key)";
+      expect(await notificationRepository(store).attemptsOf(id)).toMatchObject([
+        { attempt: 1, url: null, status_code: null, error: refused },
+        { attempt: 2, url: null, status_code: null, error: refused },
+      ]);
+    } finally {
+      await store.close();
     }
   });
 });

@@ -215,7 +215,7 @@ for (const kind of STORE_KINDS) {
         release();
         expect(await first).toBe(1);
         expect(logs.lines.filter((l) => l.level >= 50)).toHaveLength(errorsBefore);
-        expect(logs.lines.at(-1)).toMatchObject({ delivery_id: id, msg: 'merchant notification attempt not recorded: the delivery was removed meanwhile (a sandbox reset)' });
+        expect(logs.lines.at(-1)).toMatchObject({ delivery_id: id, msg: 'merchant notification attempt not recorded: the delivery was removed meanwhile (a sandbox reset, or NOTIFICATION_RETENTION_DAYS)' });
         expect(await attempts(id)).toEqual([]);
       });
 
