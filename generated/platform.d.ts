@@ -3631,7 +3631,7 @@ export interface components {
              * @description When the attempt started.
              */
             started_at: string;
-            /** @description The notification URL called (absent when none was configured at that moment). */
+            /** @description The notification URL called (absent when none was configured at that moment, or when the seller's notification could not be read, a password sealed with another encryption key, as `error` says). */
             url?: string;
             /**
              * Format: int32
