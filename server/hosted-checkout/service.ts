@@ -10,7 +10,7 @@ import { createOrder, updateOrderStatus } from '../payment-link/orders.ts';
 import type { PaymentMethods } from '../payment-link/payment-methods.ts';
 import { paymentLinkRepository, type OrderStatus, type PaymentLinkRow } from '../payment-link/repository.ts';
 import type { Queryable, Store } from '../store/store.ts';
-import { webCheckoutRepository, type CheckoutSeller, type StoredTechnicalConfiguration } from '../web-checkout/repository.ts';
+import { webCheckoutRepository, type CheckoutSeller, type TechnicalConfigurationWithoutPassword } from '../web-checkout/repository.ts';
 import { deniedByFraudPrevention } from '../web-checkout/service.ts';
 import { httpUrlOf } from '../web-checkout/http-url.ts';
 import { DEFAULT_TECHNICAL_CONFIGURATION } from '../web-checkout/technical-configuration.ts';
@@ -59,7 +59,7 @@ export interface IntentRedirects {
  * follow (stored before the URL rule of the configuration existed) leaves the page unable to send the
  * customer on, so it takes no payment (409) rather than charge and fail.
  */
-export function intentRedirects(configuration: StoredTechnicalConfiguration, paymentIntentId: string): IntentRedirects {
+export function intentRedirects(configuration: TechnicalConfigurationWithoutPassword, paymentIntentId: string): IntentRedirects {
   const redirect = (stored: string | null) => {
     if (stored === null) return undefined;
     const url = httpUrlOf(stored);
@@ -75,7 +75,7 @@ export function intentRedirects(configuration: StoredTechnicalConfiguration, pay
 export interface IntentPage {
   intent: CheckoutIntent;
   seller: CheckoutSeller;
-  configuration: StoredTechnicalConfiguration;
+  configuration: TechnicalConfigurationWithoutPassword;
   redirects: IntentRedirects;
 }
 
@@ -87,7 +87,7 @@ export async function payableIntent(db: Queryable, paymentIntentId: string, now:
   if (intent.expiresAt.getTime() <= now.getTime()) throw new PageError(410, 'expired', 'This checkout has expired. Go back to the store to start again.');
   const web = webCheckoutRepository(db);
   const seller = (await web.findSeller(intent.sellerId))!;
-  const configuration = (await web.findTechnicalConfiguration(intent.sellerId)) ?? DEFAULT_TECHNICAL_CONFIGURATION;
+  const configuration = (await web.findTechnicalConfigurationWithoutPassword(intent.sellerId)) ?? DEFAULT_TECHNICAL_CONFIGURATION;
   return { intent, seller, configuration, redirects: intentRedirects(configuration, intent.paymentIntentId) };
 }
 
@@ -158,7 +158,7 @@ export async function payPaymentIntent(store: Store, p: { paymentIntentId: strin
 export interface LinkPage {
   link: PaymentLinkRow;
   seller: CheckoutSeller;
-  configuration: StoredTechnicalConfiguration;
+  configuration: TechnicalConfigurationWithoutPassword;
 }
 
 /** The link a page shows; unknown → 404, INACTIVE → 403, EXPIRED (date, max_orders, or set) → 410. */
@@ -172,7 +172,7 @@ export async function payableLink(db: Queryable, shortId: string, now: Date): Pr
   }
   const web = webCheckoutRepository(db);
   const seller = (await web.findSeller(link.sellerId))!;
-  const configuration = (await web.findTechnicalConfiguration(link.sellerId)) ?? DEFAULT_TECHNICAL_CONFIGURATION;
+  const configuration = (await web.findTechnicalConfigurationWithoutPassword(link.sellerId)) ?? DEFAULT_TECHNICAL_CONFIGURATION;
   return { link, seller, configuration };
 }
 

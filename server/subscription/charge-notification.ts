@@ -69,7 +69,7 @@ export async function notifyChargeResult(
   input: { subscription: SubscriptionRow; plan: Pick<StoredPlan, 'name' | 'product_type'>; payment: PaymentRow; at: Date },
 ): Promise<string | undefined> {
   if (!notificationStatusOf(input.payment.status)) return undefined;
-  const configuration = await webCheckoutRepository(tx).findTechnicalConfiguration(input.subscription.sellerId);
+  const configuration = await webCheckoutRepository(tx).findTechnicalConfigurationWithoutPassword(input.subscription.sellerId);
   if (!configuration?.notificationUrl) return undefined;
   const { rows } = await tx.query<{ trade_name: string }>('SELECT trade_name FROM sellers WHERE seller_id = $1', [input.subscription.sellerId]);
   const payload = chargeNotification({ ...input, seller: { tradeName: rows[0]?.trade_name ?? '' } })!;

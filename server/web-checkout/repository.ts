@@ -37,6 +37,9 @@ export interface StoredPaymentIntent {
 }
 
 /** The stored technical configuration, password included (never leaves the server except as Basic auth). */
+/** A seller's technical configuration without its notification password (which stays sealed): what the hosted pages and billing need. */
+export type TechnicalConfigurationWithoutPassword = Omit<StoredTechnicalConfiguration, 'notificationPassword'>;
+
 export interface StoredTechnicalConfiguration {
   primaryColor: string;
   accentColor: string;
@@ -123,6 +126,20 @@ export function webCheckoutRepository(db: Queryable) {
         [sellerId],
       );
       return rows[0] && opened(sellerId, rows[0]);
+    },
+
+    /**
+     * The configuration without opening its password: a password another key sealed (an instance on
+     * an old encryption key wrote it) fails only what sends it, not the seller's hosted pages or charges.
+     */
+    async findTechnicalConfigurationWithoutPassword(sellerId: string): Promise<TechnicalConfigurationWithoutPassword | undefined> {
+      const { rows } = await db.query<StoredTechnicalConfiguration>(
+        `SELECT ${CONFIGURATION_COLUMNS} FROM web_checkout_configurations WHERE seller_id = $1`,
+        [sellerId],
+      );
+      if (!rows[0]) return undefined;
+      const { notificationPassword: _sealed, ...rest } = rows[0];
+      return rest;
     },
 
     /**

@@ -135,13 +135,6 @@ export function technicalConfigurationService(store: Store, options: TechnicalCo
   }
 
   return {
-    /** The configuration the hosted checkout and the webhook sender use (password included). */
-    async findTechnicalConfiguration(sellerId: string): Promise<StoredTechnicalConfiguration> {
-      const repository = webCheckoutRepository(store);
-      await checkoutSellerOf(repository, sellerId);
-      return (await repository.findTechnicalConfiguration(sellerId)) ?? DEFAULT_TECHNICAL_CONFIGURATION;
-    },
-
     /**
      * Merges, checks and stores in one transaction; a refused update changes nothing. The URLs are
      * checked first, outside the transaction: resolving a host name may take a while.

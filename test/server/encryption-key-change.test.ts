@@ -26,7 +26,8 @@ import { notificationTargetOf } from '../../server/notifications/delivery-worker
 import { enqueueCheckoutNotification } from '../../server/notifications/outbox.ts';
 import { notificationRepository } from '../../server/notifications/repository.ts';
 import { deref, loadPlatform } from '../support/contract.ts';
-import { CapturedLogs } from './support/server.ts';
+import { configureCheckout, createIntent, cardForm } from './support/checkout.ts';
+import { CapturedLogs, startTestServer, tokenForm } from './support/server.ts';
 import { DATABASE_URL, freshPostgresSchemaUrl, openTestStore } from './support/stores.ts';
 
 const PASSWORD = 'notification-password-sealed-at-rest';
@@ -209,6 +210,25 @@ describe('every secret at rest checked at start', () => {
       expect(JSON.stringify(logs.lines)).not.toContain(PASSWORD);
     } finally {
       await running.close();
+    }
+  });
+
+  it("keeps the seller's hosted checkout and its payments working while its password opens with neither key", async () => {
+    const server = await startTestServer({ config: { encryptionKey: KEY_B } });
+    try {
+      const token = (await server.http.post('/authentication/oauth2/-core/access_token').type('form').send(tokenForm())).body.access_token as string;
+      await configureCheckout(server, token, { url: 'http://127.0.0.1:9' });
+      await writePasswordSealedWith(server.store, Buffer.alloc(32, 0xc3)); // a key this instance never had
+      const intent = await createIntent(server, token);
+      const page = await server.http.get(`/checkout/${intent.payment_intent_id}`);
+      expect(page.status).toBe(200);
+      expect(page.text).toContain('--primary:#6A1B9A'); // the seller's layout, read without the password
+      const paid = await server.http.post(`/checkout/${intent.payment_intent_id}/pay`).type('form').send(cardForm());
+      expect(paid.status).toBe(303);
+      expect(paid.headers.location).toBe(`http://127.0.0.1:9/success?payment_intent_id=${intent.payment_intent_id}`);
+      expect(await notificationRepository(server.store).listForSeller(DEMO_SELLER_ID)).toMatchObject([{ status: 'pending', payload: { payment_intent_id: intent.payment_intent_id } }]);
+    } finally {
+      await server.close();
     }
   });
 
