@@ -102,7 +102,7 @@ export function forgetCounts(app: Express): void {
 export async function createApp(deps: AppDeps, extraAreas: AreaRoutes[] = []): Promise<Express> {
   const { config, logger, store } = deps;
   const apiSpec = loadApiSpec(config.apiSpec);
-  const authentication = await createAuthentication(store, config);
+  const authentication = await createAuthentication(store, config, logger);
   const areaDeps: AreaDeps = {
     ...deps,
     requireAccessToken: requireAccessToken(authentication.verifyAccessToken),

@@ -1,4 +1,5 @@
 // The authentication area assembled: it issues tokens, and gives every other area the verifier.
+import type { Logger } from 'pino';
 import type { Config } from '../config.ts';
 import type { Store } from '../store/store.ts';
 import { accessTokens, ACCESS_TOKEN_LIFETIME_SECONDS, IAT_SKEW_SECONDS, type VerifyAccessToken } from './access-tokens.ts';
@@ -18,8 +19,13 @@ export const RETIRED_KEY_PUBLISHED_MS = (ACCESS_TOKEN_LIFETIME_SECONDS + IAT_SKE
 /** Wrong secrets for one client id from every address together, as a multiple of the limit per address. */
 export const CLIENT_CEILING_FACTOR = 10;
 
-export async function createAuthentication(store: Store, config: Pick<Config, 'issuer' | 'tokenFailedAttempts'>) {
-  const keys = await signingKeyRing(store, { retiredKeyPublishedMs: RETIRED_KEY_PUBLISHED_MS });
+export async function createAuthentication(store: Store, config: Pick<Config, 'issuer' | 'tokenFailedAttempts'>, logger?: Logger) {
+  const keys = await signingKeyRing(store, { retiredKeyPublishedMs: RETIRED_KEY_PUBLISHED_MS }, (error) =>
+    logger?.warn(
+      { error: error.message },
+      'The token signing keys could not be read again: this instance signs and verifies with the keys it read last (a rotation made by another instance is not seen) and tries again every 30 s',
+    ),
+  );
   const tokens = accessTokens(keys, config.issuer);
   const verifyAccessToken: VerifyAccessToken = tokens.verify;
   const attempts = failedAttempts(config.tokenFailedAttempts);

@@ -87,8 +87,12 @@ export interface SigningKeyRotation {
   previousPublishedUntil: Date;
 }
 
-/** The keys of a running server: read again now and then, and rotated on request. */
-export async function signingKeyRing(store: Store, options: Required<SigningKeyOptions>) {
+/**
+ * The keys of a running server: read again now and then, and rotated on request. `onReadFailed` is
+ * told once when reading them again fails after reads that worked (the keys read last are kept:
+ * a rotation elsewhere, or a key sealed with another encryption key, is not seen until it works).
+ */
+export async function signingKeyRing(store: Store, options: Required<SigningKeyOptions>, onReadFailed?: (error: Error) => void) {
   const repository = authenticationRepository(store);
   let keys = await loadSigningKeys(repository, options);
   let readAt = Date.now();
@@ -96,12 +100,24 @@ export async function signingKeyRing(store: Store, options: Required<SigningKeyO
   /** Counts this instance's rotations: a read begun before one does not replace the keys after it. */
   let rotations = 0;
   const take = (fresh: SigningKeys) => ((keys = fresh), (readAt = Date.now()), fresh);
-  /** A failed read keeps the keys already known; the next call tries again. */
+  let failing = false;
+  /**
+   * A failed read keeps the keys already known, and is tried again after the same time as a read
+   * that worked (not at every call: each would query the store while it fails).
+   */
   const read = (): Promise<SigningKeys> => {
     const before = rotations;
     return (reading ??= loadSigningKeys(repository, options)
-      .then((fresh) => (rotations === before ? take(fresh) : keys))
-      .catch(() => keys)
+      .then((fresh) => {
+        failing = false;
+        return rotations === before ? take(fresh) : keys;
+      })
+      .catch((error: Error) => {
+        if (!failing) onReadFailed?.(error);
+        failing = true;
+        readAt = Date.now();
+        return keys;
+      })
       .finally(() => (reading = undefined)));
   };
   const olderThan = (ms: number) => Date.now() - readAt >= ms;

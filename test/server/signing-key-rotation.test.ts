@@ -11,6 +11,7 @@ import { createLogger } from '../../server/http/logging.ts';
 import { DEMO_SELLER_ID, ensureDemoSeller } from '../../server/sandbox/demo-seller.ts';
 import { PLATFORM_BUNDLE } from '../support/contract.ts';
 import { ADMIN, DEMO, GATEWAY_SCOPE, ISSUER, startTestServer, tokenForm, type TestServer } from './support/server.ts';
+import type { Store } from '../../server/store/store.ts';
 import { STORE_KINDS } from './support/stores.ts';
 
 const ROTATE = '/sandbox/v1/signing-keys/rotate';
@@ -141,5 +142,42 @@ describe('a token issued in the future', () => {
     expect(future.status).toBe(401);
     expect(future.body).toEqual({ error_code: 'unauthorized', message: 'The access token is not valid', status_code: 401 });
     expect((await call(await sign(now + 30))).status).toBe(200);
+  });
+});
+
+describe('keys that cannot be read again', () => {
+  it('keep the keys read last, say so once per outage, and are tried again a second later, not at every call', async () => {
+    const errors: Error[] = [];
+    let reads = 0; // statements on signing_keys
+    const counted: Store = { ...server.store, query: (sql, params) => ((reads += /signing_keys/.test(sql) ? 1 : 0), server.store.query(sql, params)) };
+    const ring = await signingKeyRing(counted, { retiredKeyPublishedMs: RETIRED_KEY_PUBLISHED_MS }, (error) => errors.push(error));
+    const before = await ring.current();
+    const { rows } = await server.store.query<{ kid: string; sealed: string }>('SELECT kid, sealed_private_jwk AS sealed FROM signing_keys WHERE active');
+    const [{ kid, sealed }] = rows as [{ kid: string; sealed: string }];
+    // Another instance's key, sealed with a key this one does not have.
+    await server.store.query('UPDATE signing_keys SET sealed_private_jwk = $2 WHERE kid = $1', [kid, 'v1.AAAAAAAAAAAAAAAA.AAAA.AAAAAAAAAAAAAAAAAAAAAA']);
+    try {
+      await new Promise((resolve) => setTimeout(resolve, 1_100)); // an unknown kid is looked for at most once a second
+      expect((await ring.forKid('unknown-kid')).kid).toBe(before.kid);
+      expect(errors).toHaveLength(1);
+      expect(errors[0]!.message).toMatch(/^The stored token signing key cannot be decrypted/);
+      // Within the second: the keys read last, no read.
+      const readsAfterFailure = reads;
+      expect((await ring.forKid('unknown-kid')).kid).toBe(before.kid);
+      expect(await ring.current()).toBe(await ring.current());
+      expect(reads).toBe(readsAfterFailure);
+      await new Promise((resolve) => setTimeout(resolve, 1_100));
+      expect((await ring.forKid('unknown-kid')).kid).toBe(before.kid); // read again, failed again: not said again
+      expect(errors).toHaveLength(1);
+      await server.store.query('UPDATE signing_keys SET sealed_private_jwk = $2 WHERE kid = $1', [kid, sealed]);
+      await new Promise((resolve) => setTimeout(resolve, 1_100));
+      await ring.forKid('unknown-kid'); // works again
+      await server.store.query('UPDATE signing_keys SET sealed_private_jwk = $2 WHERE kid = $1', [kid, 'v1.AAAAAAAAAAAAAAAA.AAAA.AAAAAAAAAAAAAAAAAAAAAA']);
+      await new Promise((resolve) => setTimeout(resolve, 1_100));
+      await ring.forKid('unknown-kid');
+      expect(errors).toHaveLength(2); // a new outage is said again
+    } finally {
+      await server.store.query('UPDATE signing_keys SET sealed_private_jwk = $2 WHERE kid = $1', [kid, sealed]);
+    }
   });
 });
