@@ -16,7 +16,7 @@ export interface Config {
   encryptionKey?: string;
   /**
    * SANDBOX_PREVIOUS_ENCRYPTION_KEY: the key secrets were sealed with before (or the DATABASE_URL it
-   * was derived from); a start seals them again with the current key (server/store/reseal-secrets.ts).
+   * was derived from); a start seals them again with the current key (server/store/secrets-at-rest-check.ts).
    */
   previousEncryptionKey?: string;
   /** `iss` of the access tokens, checked on every bearer call. */

@@ -18,7 +18,7 @@ import { migrate } from './store/migrate.ts';
 import { type Store } from './store/store.ts';
 import { isOnDisk, type MadePrivate } from './store/data-directory.ts';
 import { openStore } from './store/open-store.ts';
-import { checkSecretsAtRest } from './store/reseal-secrets.ts';
+import { checkSecretsAtRest } from './store/secrets-at-rest-check.ts';
 import type { ListenChange } from './store/postgres-announcements.ts';
 import type { MaintenanceChange } from './store/pglite-maintenance.ts';
 

@@ -10,7 +10,7 @@ import {
   importJWK,
   type JWK,
 } from 'jose';
-import { wrongEncryptionKey } from '../store/reseal-secrets.ts';
+import { wrongEncryptionKey } from '../store/secrets-at-rest-check.ts';
 import { SealedSecretUnreadable } from '../store/sealed-secrets.ts';
 import type { Store } from '../store/store.ts';
 import { authenticationRepository, type AuthenticationRepository, type PublicJwk } from './repository.ts';

@@ -10,7 +10,7 @@
 // A store read with another key than the one it was written with fails at start (keys.ts). To change
 // the key, a start is given the new one and SANDBOX_PREVIOUS_ENCRYPTION_KEY, the old one (or the
 // DATABASE_URL it was derived from): every secret sealed with the old key is sealed again with the
-// new one (reseal-secrets.ts), and the old key is needed no more.
+// new one (secrets-at-rest-check.ts), and the old key is needed no more.
 import { hkdfSync, randomBytes } from 'node:crypto';
 import { link, mkdir, readFile, stat, unlink, writeFile } from 'node:fs/promises';
 import { dirname } from 'node:path';

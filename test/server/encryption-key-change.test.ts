@@ -1,5 +1,5 @@
 // Changing the encryption key of the secrets at rest (SANDBOX_PREVIOUS_ENCRYPTION_KEY,
-// server/store/reseal-secrets.ts), as an operator does it through startSandbox: a sandbox refuses
+// server/store/secrets-at-rest-check.ts), as an operator does it through startSandbox: a sandbox refuses
 // to start with a new key alone; given the old one too, it seals every secret again with the new one,
 // and tokens signed before still verify; from then on the new key alone opens everything. On PGlite
 // with explicit keys, and on PostgreSQL where the key was derived from a DATABASE_URL that changed
