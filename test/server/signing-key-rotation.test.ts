@@ -2,7 +2,7 @@
 // working until they expire, the key set publishes both meanwhile, the retired private half is gone;
 // another instance on the same store follows; and an `iat` in the future is refused with the usual 401.
 import { createLocalJWKSet, decodeProtectedHeader, jwtVerify, SignJWT } from 'jose';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { accessTokens } from '../../server/authentication/access-tokens.ts';
 import { RETIRED_KEY_PUBLISHED_MS } from '../../server/authentication/index.ts';
 import { loadSigningKeys, signingKeyRing } from '../../server/authentication/keys.ts';
@@ -156,8 +156,11 @@ describe('keys that cannot be read again', () => {
     const [{ kid, sealed }] = rows as [{ kid: string; sealed: string }];
     // Another instance's key, sealed with a key this one does not have.
     await server.store.query('UPDATE signing_keys SET sealed_private_jwk = $2 WHERE kid = $1', [kid, 'v1.AAAAAAAAAAAAAAAA.AAAA.AAAAAAAAAAAAAAAAAAAAAA']);
+    // The ring's clock (Date) moved on instead of waiting: its reads go to the store as they would.
+    vi.useFakeTimers({ toFake: ['Date'] });
+    const later = (ms: number) => vi.setSystemTime(Date.now() + ms);
     try {
-      await new Promise((resolve) => setTimeout(resolve, 1_100)); // an unknown kid is looked for at most once a second
+      later(1_100); // an unknown kid is looked for at most once a second
       expect((await ring.forKid('unknown-kid')).kid).toBe(before.kid);
       expect(errors).toHaveLength(1);
       expect(errors[0]!.message).toMatch(/^The stored token signing key cannot be decrypted/);
@@ -166,17 +169,18 @@ describe('keys that cannot be read again', () => {
       expect((await ring.forKid('unknown-kid')).kid).toBe(before.kid);
       expect(await ring.current()).toBe(await ring.current());
       expect(reads).toBe(readsAfterFailure);
-      await new Promise((resolve) => setTimeout(resolve, 1_100));
+      later(1_100);
       expect((await ring.forKid('unknown-kid')).kid).toBe(before.kid); // read again, failed again: not said again
       expect(errors).toHaveLength(1);
       await server.store.query('UPDATE signing_keys SET sealed_private_jwk = $2 WHERE kid = $1', [kid, sealed]);
-      await new Promise((resolve) => setTimeout(resolve, 1_100));
+      later(1_100);
       await ring.forKid('unknown-kid'); // works again
       await server.store.query('UPDATE signing_keys SET sealed_private_jwk = $2 WHERE kid = $1', [kid, 'v1.AAAAAAAAAAAAAAAA.AAAA.AAAAAAAAAAAAAAAAAAAAAA']);
-      await new Promise((resolve) => setTimeout(resolve, 1_100));
+      later(1_100);
       await ring.forKid('unknown-kid');
       expect(errors).toHaveLength(2); // a new outage is said again
     } finally {
+      vi.useRealTimers();
       await server.store.query('UPDATE signing_keys SET sealed_private_jwk = $2 WHERE kid = $1', [kid, sealed]);
     }
   });
