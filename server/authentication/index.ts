@@ -20,11 +20,15 @@ export const RETIRED_KEY_PUBLISHED_MS = (ACCESS_TOKEN_LIFETIME_SECONDS + IAT_SKE
 export const CLIENT_CEILING_FACTOR = 10;
 
 export async function createAuthentication(store: Store, config: Pick<Config, 'issuer' | 'tokenFailedAttempts'>, logger?: Logger) {
-  const keys = await signingKeyRing(store, { retiredKeyPublishedMs: RETIRED_KEY_PUBLISHED_MS }, (error) =>
-    logger?.warn(
-      { error: error.message },
-      'The token signing keys could not be read again: this instance signs and verifies with the keys it read last (a rotation made by another instance is not seen) and tries again every 30 s',
-    ),
+  const keys = await signingKeyRing(
+    store,
+    { retiredKeyPublishedMs: RETIRED_KEY_PUBLISHED_MS },
+    (error) =>
+      logger?.warn(
+        { error: error.message },
+        'The token signing keys could not be read again: this instance signs and verifies with the keys it read last (a rotation made by another instance is not seen) and tries again at the next refresh (every 30 s, or a second after a token with an unknown kid)',
+      ),
+    () => logger?.info('The token signing keys are read again'),
   );
   const tokens = accessTokens(keys, config.issuer);
   const verifyAccessToken: VerifyAccessToken = tokens.verify;

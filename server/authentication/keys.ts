@@ -90,9 +90,15 @@ export interface SigningKeyRotation {
 /**
  * The keys of a running server: read again now and then, and rotated on request. `onReadFailed` is
  * told once when reading them again fails after reads that worked (the keys read last are kept:
- * a rotation elsewhere, or a key sealed with another encryption key, is not seen until it works).
+ * a rotation elsewhere, or a key sealed with another encryption key, is not seen until it works),
+ * `onReadAgain` when a read works again.
  */
-export async function signingKeyRing(store: Store, options: Required<SigningKeyOptions>, onReadFailed?: (error: Error) => void) {
+export async function signingKeyRing(
+  store: Store,
+  options: Required<SigningKeyOptions>,
+  onReadFailed?: (error: Error) => void,
+  onReadAgain?: () => void,
+) {
   const repository = authenticationRepository(store);
   let keys = await loadSigningKeys(repository, options);
   let readAt = Date.now();
@@ -109,6 +115,7 @@ export async function signingKeyRing(store: Store, options: Required<SigningKeyO
     const before = rotations;
     return (reading ??= loadSigningKeys(repository, options)
       .then((fresh) => {
+        if (failing) onReadAgain?.();
         failing = false;
         return rotations === before ? take(fresh) : keys;
       })

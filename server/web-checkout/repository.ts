@@ -1,7 +1,7 @@
 // SQL of the web checkout area: the seller it works for, payment intents and technical
 // configurations. Every read and write takes the seller id of the access token. The notification
 // password is sealed at rest (server/store/sealed-secrets.ts): sealed on write, opened on read.
-import { notificationPasswordContext } from '../store/sealed-secrets.ts';
+import { notificationPasswordContext, SealedSecretUnreadable } from '../store/sealed-secrets.ts';
 import { sealedSecretsOf, type Queryable } from '../store/store.ts';
 
 /** What the web checkout needs to know about the token's seller. */
@@ -36,10 +36,18 @@ export interface StoredPaymentIntent {
   expiresAt: Date;
 }
 
-/** The stored technical configuration, password included (never leaves the server except as Basic auth). */
 /** A seller's technical configuration without its notification password (which stays sealed): what the hosted pages and billing need. */
 export type TechnicalConfigurationWithoutPassword = Omit<StoredTechnicalConfiguration, 'notificationPassword'>;
 
+/**
+ * The password of a configuration locked for an update, when this instance cannot open it (another
+ * encryption key sealed it: an instance on an old key wrote it). An update that does not replace it
+ * keeps it as stored; an update never needs the old password in clear. No request's password is this:
+ * the contract's Text refuses control characters.
+ */
+export const UNOPENED_PASSWORD = '\u0000unopened';
+
+/** The stored technical configuration, password included (never leaves the server except as Basic auth). */
 export interface StoredTechnicalConfiguration {
   primaryColor: string;
   accentColor: string;
@@ -144,7 +152,8 @@ export function webCheckoutRepository(db: Queryable) {
 
     /**
      * The stored configuration, locked until the transaction ends, created with `defaults` first when
-     * absent: two concurrent updates of one seller merge one after the other, none is lost.
+     * absent: two concurrent updates of one seller merge one after the other, none is lost. A password
+     * this instance cannot open is UNOPENED_PASSWORD.
      */
     async lockTechnicalConfiguration(sellerId: string, defaults: StoredTechnicalConfiguration): Promise<StoredTechnicalConfiguration> {
       await db.query(
@@ -156,15 +165,22 @@ export function webCheckoutRepository(db: Queryable) {
         `SELECT ${CONFIGURATION_COLUMNS} FROM web_checkout_configurations WHERE seller_id = $1 FOR UPDATE`,
         [sellerId],
       );
-      return opened(sellerId, rows[0]!);
+      try {
+        return opened(sellerId, rows[0]!);
+      } catch (error) {
+        if (!(error instanceof SealedSecretUnreadable)) throw error;
+        return { ...rows[0]!, notificationPassword: UNOPENED_PASSWORD };
+      }
     },
 
+    /** Stores `c`; an UNOPENED_PASSWORD keeps the stored one as it is. */
     async updateTechnicalConfiguration(sellerId: string, c: StoredTechnicalConfiguration): Promise<void> {
+      const kept = c.notificationPassword === UNOPENED_PASSWORD;
       await db.query(
         `UPDATE web_checkout_configurations
             SET primary_color = $2, accent_color = $3, type_face = $4, success_url = $5, error_url = $6,
                 notification_url = $7, notification_authentication_type = $8, notification_user = $9,
-                sealed_notification_password = $10, updated_at = now()
+                sealed_notification_password = CASE WHEN $11 THEN sealed_notification_password ELSE $10 END, updated_at = now()
           WHERE seller_id = $1`,
         [
           sellerId,
@@ -176,7 +192,8 @@ export function webCheckoutRepository(db: Queryable) {
           c.notificationUrl,
           c.notificationAuthenticationType,
           c.notificationUser,
-          c.notificationPassword === null ? null : sealedSecretsOf(db).seal(c.notificationPassword, notificationPasswordContext(sellerId)),
+          c.notificationPassword === null || kept ? null : sealedSecretsOf(db).seal(c.notificationPassword, notificationPasswordContext(sellerId)),
+          kept,
         ],
       );
     },

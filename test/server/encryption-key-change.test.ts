@@ -213,7 +213,7 @@ describe('every secret at rest checked at start', () => {
     }
   });
 
-  it("keeps the seller's hosted checkout and its payments working while its password opens with neither key", async () => {
+  it("keeps the seller's hosted checkout, its payments and its own updates working while its password opens with neither key", async () => {
     const server = await startTestServer({ config: { encryptionKey: KEY_B } });
     try {
       const token = (await server.http.post('/authentication/oauth2/-core/access_token').type('form').send(tokenForm())).body.access_token as string;
@@ -227,6 +227,20 @@ describe('every secret at rest checked at start', () => {
       expect(paid.status).toBe(303);
       expect(paid.headers.location).toBe(`http://127.0.0.1:9/success?payment_intent_id=${intent.payment_intent_id}`);
       expect(await notificationRepository(server.store).listForSeller(DEMO_SELLER_ID)).toMatchObject([{ status: 'pending', payload: { payment_intent_id: intent.payment_intent_id } }]);
+
+      // The seller's own updates: one that keeps the password keeps it as stored, one that sends a new one replaces it.
+      const sealedNow = async () =>
+        (await server.store.query<{ v: string }>('SELECT sealed_notification_password AS v FROM web_checkout_configurations WHERE seller_id = $1', [DEMO_SELLER_ID])).rows[0]!.v;
+      const foreign = await sealedNow();
+      const patch = (body: object) => server.http.patch('/dpy/web-checkout/v1/technical-configurations').set('Authorization', `Bearer ${token}`).send(body);
+      const layoutOnly = await patch({ layout_customization: { color: { primary: '#123456' } } });
+      expect(layoutOnly.status).toBe(200);
+      expect(layoutOnly.body.layout_customization.color.primary).toBe('#123456');
+      expect(await sealedNow()).toBe(foreign);
+      const replaced = await patch({ notification: { user_credentials: { user: 'shop', password: 'a-new-password' } } });
+      expect(replaced.status).toBe(200);
+      expect(replaced.body.notification).toEqual({ url: 'http://127.0.0.1:9/hook', authentication_type: 'user_credentials', user_credentials: { user: 'shop' } });
+      expect((await webCheckoutRepository(server.store).findTechnicalConfiguration(DEMO_SELLER_ID))!.notificationPassword).toBe('a-new-password');
     } finally {
       await server.close();
     }
@@ -261,6 +275,33 @@ describe('every secret at rest checked at start', () => {
 });
 
 describe.runIf(DATABASE_URL)('changing a DATABASE_URL the key was derived from (PostgreSQL)', () => {
+  it('starts again after a lost key, once its secrets are forgotten as the README says', async () => {
+    const url = await freshPostgresSchemaUrl();
+    const first = await startSandbox({ databaseUrl: url, env: { SANDBOX_ENCRYPTION_KEY: KEY_A } });
+    expect((await configure(first, await tokenOf(first))).status).toBe(200);
+    await first.close();
+    await expect(startSandbox({ databaseUrl: url, env: { SANDBOX_ENCRYPTION_KEY: KEY_B } })).rejects.toThrow(/^A secret at rest \(signing_keys\./);
+    const store = await openStore({ databaseUrl: url, encryptionKey: KEY_B });
+    try {
+      await store.query('DELETE FROM signing_keys');
+      await expect(startSandbox({ databaseUrl: url, env: { SANDBOX_ENCRYPTION_KEY: KEY_B } })).rejects.toThrow(
+        `A secret at rest (web_checkout_configurations.notification_password:${DEMO_SELLER_ID})`,
+      );
+      await store.query(
+        `UPDATE web_checkout_configurations SET notification_url = NULL, notification_authentication_type = NULL, notification_user = NULL, sealed_notification_password = NULL WHERE seller_id = $1`,
+        [DEMO_SELLER_ID],
+      );
+    } finally {
+      await store.close();
+    }
+    const again = await startSandbox({ databaseUrl: url, env: { SANDBOX_ENCRYPTION_KEY: KEY_B } });
+    try {
+      expect((await configure(again, await tokenOf(again))).status).toBe(200); // a new signing key; the seller sets its notification again
+    } finally {
+      await again.close();
+    }
+  });
+
   it('seals every secret again with the key of the new URL when the old URL is given as SANDBOX_PREVIOUS_ENCRYPTION_KEY', async () => {
     const url = await freshPostgresSchemaUrl();
     const changed = new URL(url);

@@ -146,11 +146,12 @@ describe('a token issued in the future', () => {
 });
 
 describe('keys that cannot be read again', () => {
-  it('keep the keys read last, say so once per outage, and are tried again a second later, not at every call', async () => {
+  it('keep the keys read last, say so once per outage and when they are read again, and are tried again a second later, not at every call', async () => {
     const errors: Error[] = [];
     let reads = 0; // statements on signing_keys
     const counted: Store = { ...server.store, query: (sql, params) => ((reads += /signing_keys/.test(sql) ? 1 : 0), server.store.query(sql, params)) };
-    const ring = await signingKeyRing(counted, { retiredKeyPublishedMs: RETIRED_KEY_PUBLISHED_MS }, (error) => errors.push(error));
+    let readAgain = 0;
+    const ring = await signingKeyRing(counted, { retiredKeyPublishedMs: RETIRED_KEY_PUBLISHED_MS }, (error) => errors.push(error), () => readAgain++);
     const before = await ring.current();
     const { rows } = await server.store.query<{ kid: string; sealed: string }>('SELECT kid, sealed_private_jwk AS sealed FROM signing_keys WHERE active');
     const [{ kid, sealed }] = rows as [{ kid: string; sealed: string }];
@@ -174,7 +175,9 @@ describe('keys that cannot be read again', () => {
       expect(errors).toHaveLength(1);
       await server.store.query('UPDATE signing_keys SET sealed_private_jwk = $2 WHERE kid = $1', [kid, sealed]);
       later(1_100);
-      await ring.forKid('unknown-kid'); // works again
+      expect(readAgain).toBe(0);
+      await ring.forKid('unknown-kid'); // works again, and says so once
+      expect(readAgain).toBe(1);
       await server.store.query('UPDATE signing_keys SET sealed_private_jwk = $2 WHERE kid = $1', [kid, 'v1.AAAAAAAAAAAAAAAA.AAAA.AAAAAAAAAAAAAAAAAAAAAA']);
       later(1_100);
       await ring.forKid('unknown-kid');
