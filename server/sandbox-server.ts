@@ -16,11 +16,9 @@ import type { Config } from './config.ts';
 import { answerClientErrors } from './http/client-errors.ts';
 import { migrate } from './store/migrate.ts';
 import { type Store } from './store/store.ts';
-import { isOnDisk, type MadePrivate } from './store/data-directory.ts';
 import { openStore } from './store/open-store.ts';
 import { checkSecretsAtRest } from './store/secrets-at-rest-check.ts';
-import type { ListenChange } from './store/postgres-announcements.ts';
-import type { MaintenanceChange } from './store/pglite-maintenance.ts';
+import { encryptionKeySourceOf, storeLogLines } from './store/store-log-lines.ts';
 
 const SHUTDOWN_GRACE_MS = 10_000;
 
@@ -61,46 +59,8 @@ function listen(server: ReturnType<typeof createServer>, port: number, host: str
   });
 }
 
-/** Where the current encryption key comes from (encryption-key.ts), for the log: never the key. */
-const keySourceOf = (config: Config) =>
-  config.encryptionKey ? 'SANDBOX_ENCRYPTION_KEY' : config.databaseUrl ? 'derived from DATABASE_URL' : isOnDisk(config.dataDir) ? 'the key file beside DATA_DIR' : 'random, in memory';
-
 export async function runSandbox(configured: Config, logger: Logger): Promise<RunningSandbox> {
   // In memory, from the package's pre-initialized, migrated data directory (pglite-snapshot.ts).
-  // PGlite runs on a worker thread: if that thread dies, every request fails from then on; say why once.
-  const onFailure = (error: Error) => logger.error({ err: error }, 'The store stopped: every request will fail until the sandbox restarts');
-  const onMadePrivate = (change: MadePrivate) =>
-    logger.warn(
-      change,
-      'The data directory was open to other users, who could read and change the database (PGlite writes its files readable and writable by everyone): group and others no longer reach it or its files. On a shared machine, start from a new data directory',
-    );
-  const onWaitingForLock = (wait: { dataDir: string; holderPid: number; waitMs: number }) =>
-    logger.warn(wait, 'The data directory is still locked by a sandbox that is gone (killed before it could remove its lock): waiting for the lock to go stale');
-  const onMaintenance = (change: MaintenanceChange) =>
-    change.failed
-      ? logger.warn(
-          { statement: change.statement, error: change.error.message, code: change.error.code },
-          "PGlite's maintenance failed (the checkpoints and vacuums a PostgreSQL server runs on its own): until it works again, the database's WAL and the space of its deleted rows grow (a checkpoint is tried again every 30 s, a vacuum five minutes after the last, once something was written)",
-        )
-      : logger.info({ failedPasses: change.failedPasses }, "PGlite's maintenance works again");
-  // After the start's check, a secret only the previous key opens was written by an instance still
-  // on the old key: said once per secret (at most 1,000), since every read of it opens it so.
-  const warnedPrevious = new Set<string>();
-  const onPreviousKeyUsed = (context: string) => {
-    if (warnedPrevious.has(context) || warnedPrevious.size >= 1_000) return;
-    warnedPrevious.add(context);
-    logger.warn(
-      { secret: context },
-      'A secret at rest opened only with SANDBOX_PREVIOUS_ENCRYPTION_KEY after the start sealed every secret with the current key: an instance still on the old key wrote it. Stop every instance on the old key, then restart this one to seal it again',
-    );
-  };
-  const onOtherInstancesListening = (change: ListenChange) =>
-    change.listening
-      ? logger.info({ failedAttempts: change.failedAttempts }, 'Listening again for the other instances on this PostgreSQL')
-      : logger.warn(
-          { error: change.error.message, code: (change.error as { code?: string }).code, retryInMs: change.retryInMs },
-          "The connection that hears the other instances on this PostgreSQL was lost or refused: a delivery another instance made due waits for this instance's next poll until it listens again (retried, each time twice as late, up to every 30 s)",
-        );
   let resolveApp!: (app: RequestListener) => void;
   const appReady = new Promise<RequestListener>((resolve) => (resolveApp = resolve));
   // Slow clients are timed out (Node answers 408 and closes): headers must arrive within
@@ -111,7 +71,7 @@ export async function runSandbox(configured: Config, logger: Logger): Promise<Ru
   );
   answerClientErrors(server);
   const port = await listen(server, configured.port, configured.host);
-  const storeReady = openStore({ ...configured, pgliteSnapshot: true, onFailure, onMaintenance, onMadePrivate, onWaitingForLock, onOtherInstancesListening, onPreviousKeyUsed }).then(async (store) => {
+  const storeReady = openStore({ ...configured, pgliteSnapshot: true, ...storeLogLines(logger) }).then(async (store) => {
     try {
       const applied = await migrate(store);
       if (applied.length) logger.info({ applied }, 'Migrations applied');
@@ -119,7 +79,7 @@ export async function runSandbox(configured: Config, logger: Logger): Promise<Ru
       const resealed = await checkSecretsAtRest(store, configured.previousEncryptionKey !== undefined);
       if (configured.previousEncryptionKey) {
         logger.info(
-          { resealed, encryptionKey: keySourceOf(configured) },
+          { resealed, encryptionKey: encryptionKeySourceOf(configured) },
           'Every secret at rest is sealed with the current encryption key: remove SANDBOX_PREVIOUS_ENCRYPTION_KEY once no instance runs with the old key (keep the old key as long as backups made before this start)',
         );
       }
