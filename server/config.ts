@@ -4,7 +4,7 @@ import { createRequire } from 'node:module';
 import { resolve } from 'node:path';
 import { PACKAGE_ROOT } from './package-root.ts';
 import { dataDirectoryOf } from './store/data-directory.ts';
-import { parsePreviousEncryptionKey } from './store/encryption-key.ts';
+import { isPostgresUrl, parsePreviousEncryptionKey } from './store/encryption-key.ts';
 
 export interface Config {
   port: number;
@@ -231,7 +231,7 @@ function databaseUrl(value: string | undefined): string | undefined {
   // As written, no space around it: the driver reads `  postgres://…` as a database name on another host.
   let parsed = false;
   try {
-    parsed = /^postgres(ql)?:\/\/\S*$/.test(value) && new URL(value).protocol.startsWith('postgres');
+    parsed = isPostgresUrl(value) && new URL(value).protocol.startsWith('postgres');
   } catch {
     parsed = false;
   }
@@ -266,7 +266,7 @@ function slowClientTimeouts(env: NodeJS.ProcessEnv): Pick<Config, 'headersTimeou
  * again with a key anyone who knows the URL can derive.
  */
 function refuseWeakerKey(config: Config): Config {
-  if (config.previousEncryptionKey && config.databaseUrl && !config.encryptionKey && !/^postgres(ql)?:\/\//.test(config.previousEncryptionKey)) {
+  if (config.previousEncryptionKey && config.databaseUrl && !config.encryptionKey && !isPostgresUrl(config.previousEncryptionKey)) {
     throw new Error(
       'SANDBOX_PREVIOUS_ENCRYPTION_KEY is a key of its own, but SANDBOX_ENCRYPTION_KEY is not set: the secrets would be sealed again with the key derived from DATABASE_URL, which anyone who knows the URL can derive. Set SANDBOX_ENCRYPTION_KEY to the new key',
     );

@@ -45,13 +45,16 @@ export const encryptionKeyFileOf = (dataDir: string) => `${dataDir.replace(/\/+$
 const derivedFrom = (databaseUrl: string) =>
   Buffer.from(hkdfSync('sha256', databaseUrl, 'payment-platform sandbox', 'encryption key at rest v1', ENCRYPTION_KEY_BYTES));
 
+/** A PostgreSQL URL as DATABASE_URL takes it: `postgres://` or `postgresql://`, written without spaces. */
+export const isPostgresUrl = (value: string) => /^postgres(ql)?:\/\/\S*$/.test(value);
+
 /**
  * SANDBOX_PREVIOUS_ENCRYPTION_KEY: a key as SANDBOX_ENCRYPTION_KEY takes it, or the PostgreSQL URL a
  * key was derived from (as it was written in DATABASE_URL). Refused by name, never quoted (a URL may
  * hold a password).
  */
 export function parsePreviousEncryptionKey(value: string): Buffer {
-  if (/^postgres(ql)?:\/\/\S*$/.test(value)) return derivedFrom(value);
+  if (isPostgresUrl(value)) return derivedFrom(value);
   try {
     return parseEncryptionKey(value);
   } catch {
