@@ -55,7 +55,10 @@ check-compat: $(INSTALLED) ## Fail on a breaking change of generated/ against th
 typecheck: $(INSTALLED) ## Type-check every TypeScript file.
 	$(BIN)/tsc --noEmit -p tsconfig.json
 
-test: $(INSTALLED) chromium lint check-generated check-compat typecheck ## Install, lint, check generated/ and compatibility, type-check and run every test.
+# The four checks are independent and mostly single-threaded: run side by side (~10 s instead of ~20
+# on two CPUs), each one's output printed whole when it ends.
+test: $(INSTALLED) chromium ## Install, lint, check generated/ and compatibility, type-check and run every test.
+	$(MAKE) --no-print-directory -j 4 --output-sync=target lint check-generated check-compat typecheck
 	$(BIN)/vitest run
 
 mock: $(INSTALLED) ## Serve the joined bundle with the Prism mock on MOCK_PORT (default 4010).

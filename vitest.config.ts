@@ -23,9 +23,11 @@ const shared: { testTimeout: number; hookTimeout: number; pool: 'forks'; setupFi
 
 export default defineConfig({
   test: {
-    // Two files at a time even on 2 CPUs (vitest's default is CPUs - 1): most suites wait on servers,
-    // sockets, npm and Chromium rather than compute, so the suite takes about half the time.
-    maxWorkers: 2,
+    // Three files at a time on 2 CPUs (vitest's default is CPUs - 1): suites also wait on servers,
+    // sockets, npm, Chromium, locks and timers rather than compute, and with two at a time the CPUs
+    // were idle ~17% of the run. Measured with PostgreSQL, alternated (bench/RESULTS.md, "Test suite
+    // time"): 2 workers 296 and 303 s, 3 workers 283 and 279 s.
+    maxWorkers: 3,
     // Once per run: the initdb cluster in-memory PGlite stores of the suites start from.
     globalSetup: ['test/support/global-setup.ts'],
     projects: [

@@ -3,11 +3,12 @@
 // same data, and every acknowledged write is there, whole; nothing is half-written. On PGlite (a
 // data directory) always, and on PostgreSQL when DATABASE_URL is set.
 import { randomUUID } from 'node:crypto';
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdtemp, rm, utimes } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { DEMO_SELLER_ID } from '../../server/sandbox/demo-seller.ts';
+import { LOCK_STALE_MS } from '../../server/store/data-directory-lock.ts';
 import { encryptionKeyFileOf } from '../../server/store/encryption-key.ts';
 import { openStore } from '../../server/store/open-store.ts';
 import { PLATFORM_BUNDLE } from '../support/contract.ts';
@@ -23,12 +24,21 @@ interface Target {
   name: string;
   env: Record<string, string>;
   storeConfig: { dataDir?: string; databaseUrl?: string };
+  /** After the kill: what the time until the restart would do to what the killed server left. */
+  afterKill: () => Promise<void>;
   cleanup: () => Promise<void>;
 }
 
 async function pgliteTarget(): Promise<Target> {
   const dataDir = await mkdtemp(join(tmpdir(), 'crash-'));
-  return { name: 'PGlite', env: { DATA_DIR: dataDir, DATABASE_URL: '' }, storeConfig: { dataDir }, cleanup: async () => void (await Promise.all([rm(dataDir, { recursive: true, force: true }), rm(encryptionKeyFileOf(dataDir), { force: true })])) };
+  // The killed server's lock on the data directory stays until it has gone unrenewed for
+  // LOCK_STALE_MS (10 s; the restart waits for that, data-directory-lock.test.ts tests the wait):
+  // aged here as those seconds would age it, so the restart takes it over at once.
+  const afterKill = async () => {
+    const stale = new Date(Date.now() - LOCK_STALE_MS - 1_000);
+    await utimes(join(dataDir, 'sandbox.lock'), stale, stale);
+  };
+  return { name: 'PGlite', env: { DATA_DIR: dataDir, DATABASE_URL: '' }, storeConfig: { dataDir }, afterKill, cleanup: async () => void (await Promise.all([rm(dataDir, { recursive: true, force: true }), rm(encryptionKeyFileOf(dataDir), { force: true })])) };
 }
 
 async function postgresTarget(): Promise<Target> {
@@ -42,6 +52,7 @@ async function postgresTarget(): Promise<Target> {
     name: 'PostgreSQL',
     env: { DATABASE_URL: url.toString() },
     storeConfig: { databaseUrl: url.toString() },
+    afterKill: async () => {},
     cleanup: async () => {
       const a = await openStore({ databaseUrl: DATABASE_URL });
       await a.exec(`DROP SCHEMA IF EXISTS ${schema} CASCADE`);
@@ -129,6 +140,7 @@ describe.each(kinds.map((k) => [k === pgliteTarget ? 'PGlite' : 'PostgreSQL', k]
     expect(ackedLinks.length).toBeGreaterThan(5);
     expect(ackedConfigs.length).toBeGreaterThan(2);
 
+    await target.afterKill();
     server = await startServer(target);
     try {
       // Every acknowledged link answers, whole (both products, its own label).

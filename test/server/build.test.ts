@@ -6,7 +6,7 @@ import { execFile } from 'node:child_process';
 import { mkdir, mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { freePort, startProcess, type Started } from '../support/processes.ts';
 import { tokenForm } from './support/server.ts';
 
@@ -89,7 +89,7 @@ describe('the compiled server', () => {
   it('opens its PGlite thread in a process started with --input-type=module -e (a worker inherits that option)', async () => {
     const code = `
       const { openPgliteWorkerStore } = await import(${JSON.stringify(join(out, 'store', 'pglite-worker-store.js'))});
-      const store = await openPgliteWorkerStore(undefined, { snapshot: false });
+      const store = await openPgliteWorkerStore(undefined, { snapshot: ${JSON.stringify(inject('pgliteClusterSnapshot'))} });
       console.log((await store.query('SELECT 41 + 1 AS n')).rows[0].n);
       await store.close();
     `;
