@@ -4,6 +4,7 @@
 // and enqueues the merchant notification (notification.ts). The form's rules: form.ts.
 import { randomUUID } from 'node:crypto';
 import type { CheckoutNotification } from '../http/contract.ts';
+import { isGuid } from '../authentication/bearer.ts';
 import { ApiError } from '../http/errors.ts';
 import { enqueueCheckoutNotification } from '../notifications/outbox.ts';
 import { createOrder, updateOrderStatus } from '../payment-link/orders.ts';
@@ -81,7 +82,8 @@ export interface IntentPage {
 
 /** The intent a page shows; unknown → 404, settled → 409, past expires_at → 410, no usable redirect → 409. */
 export async function payableIntent(db: Queryable, paymentIntentId: string, now: Date, options: { forUpdate?: boolean } = {}): Promise<IntentPage> {
-  const intent = /^[0-9a-f-]{36}$/i.test(paymentIntentId) ? await checkoutRepository(db).findIntent(paymentIntentId, options) : undefined;
+  // Only a GUID reaches the store: any other text, even 36 hex digits and dashes laid out otherwise, is a uuid column's error there.
+  const intent = isGuid(paymentIntentId) ? await checkoutRepository(db).findIntent(paymentIntentId, options) : undefined;
   if (!intent) throw new PageError(404, 'not_found', 'This checkout does not exist.');
   if (isSettled(intent.status)) throw new PageError(409, 'already_paid', 'This checkout has already been paid.');
   if (intent.expiresAt.getTime() <= now.getTime()) throw new PageError(410, 'expired', 'This checkout has expired. Go back to the store to start again.');

@@ -66,12 +66,16 @@ for (const kind of STORES) {
         expect(res.text).not.toMatch(/src="http|href="http/); // no external asset
       });
 
-      it('answers an unknown or malformed id with a 404 page', async () => {
-        for (const id of ['0f6d3c1e-4b7a-4c55-9a0e-2f1b7d9c8e41', 'not-an-id']) {
-          const res = await page(id);
-          expect(res.status).toBe(404);
-          expect(res.text).toContain('This checkout does not exist.');
+      it('answers an unknown or malformed id with a 404 page, its payment too, and logs no error', async () => {
+        // 36 hex digits and dashes that are not a GUID's 8-4-4-4-12 reached the store's uuid column: a 500.
+        const malformed = ['-'.repeat(36), 'f'.repeat(36), '0000000-00000-0000-0000-000000000000', '0f6d3c1e4b7a-4c55-9a0e-2f1b7d9c8e41-'];
+        for (const id of ['0f6d3c1e-4b7a-4c55-9a0e-2f1b7d9c8e41', 'not-an-id', ...malformed]) {
+          for (const res of [await page(id), await pay(id, cardForm())]) {
+            expect(res.status, id).toBe(404);
+            expect(res.text).toContain('This checkout does not exist.');
+          }
         }
+        expect(server.logs.lines.filter((line) => line.level >= 50)).toEqual([]);
       });
 
       it('answers an expired intent with a 410 page, and refuses its payment', async () => {
