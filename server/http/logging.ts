@@ -79,27 +79,59 @@ export function redactReferer(referer: string): string {
 }
 
 /**
+ * How much of a request a log line carries: a caller decides the size of its URL and headers (up to
+ * Node's 16 KiB), and every request is logged, so without a bound any caller could write ~16 KiB
+ * of log per request, unauthenticated (a 404 or a 429 is logged too). What is longer is cut, saying
+ * how much was left out; the cut is made after the redaction, so that no secret is cut out of its
+ * parameter and then logged.
+ */
+export const LOGGED = { url: 2048, headerValue: 512, headers: 4096, query: 2048 } as const;
+/** The key under which a line says how many headers did not fit (not a header name: `(` is not a token character). */
+export const MORE_HEADERS = '(more headers)';
+
+const cut = (text: string, max: number) => (text.length <= max ? text : `${text.slice(0, max)}…[${text.length - max} more characters]`);
+
+/** The headers as logged: each value cut to LOGGED.headerValue, and no more than LOGGED.headers characters in all. */
+function boundedHeaders(headers: Array<[string, unknown]>): Record<string, unknown> {
+  const logged: Record<string, unknown> = {};
+  let size = 0;
+  for (const [index, [name, value]] of headers.entries()) {
+    const bounded = Array.isArray(value) ? value.map((v) => cut(String(v), LOGGED.headerValue)) : typeof value === 'string' ? cut(value, LOGGED.headerValue) : value;
+    size += name.length + (Array.isArray(bounded) ? bounded.join('').length : String(bounded).length);
+    if (size > LOGGED.headers) {
+      logged[MORE_HEADERS] = `${headers.length - index} not logged`;
+      break;
+    }
+    logged[name] = bounded;
+  }
+  return logged;
+}
+
+/**
  * pino's request serializer, plus `callerAddress` when a trusted proxy named the caller (the address
  * the limits count, rate-limit.ts), with secret-named query parameters redacted from `url`, `query` and
  * the `Referer` header (a page that sent its visitor here may carry a token in its own URL), and
- * the values of secret-named headers (`Proxy-Authorization`, `X-Api-Key`, `X-Auth-Token`, ...).
+ * the values of secret-named headers (`Proxy-Authorization`, `X-Api-Key`, `X-Auth-Token`, ...);
+ * then bounded in size (LOGGED).
  */
 function serializeRequest(req: IncomingMessage) {
-  const serialized = pino.stdSerializers.req(req) as ReturnType<typeof pino.stdSerializers.req> & { query?: Record<string, unknown> };
-  serialized.url = redactUrl(serialized.url);
+  const serialized = pino.stdSerializers.req(req) as Omit<ReturnType<typeof pino.stdSerializers.req>, 'query'> & { query?: Record<string, unknown> | string };
+  serialized.url = cut(redactUrl(serialized.url), LOGGED.url);
   // Behind a trusted proxy (TRUST_PROXY), the address the limits count: the connection's is the proxy's.
   const caller = callerIp(req as Request);
   if (caller !== canonicalIp(serialized.remoteAddress)) (serialized as typeof serialized & { callerAddress?: string }).callerAddress = caller;
   // A copy: the serializer hands back the request's own headers object.
-  serialized.headers = Object.fromEntries(
+  serialized.headers = boundedHeaders(
     Object.entries(serialized.headers ?? {}).map(([name, value]) => [
       name,
       SECRET_PARAMETER.test(name) ? CENSOR : name === 'referer' && typeof value === 'string' ? redactReferer(value) : value,
     ]),
-  );
-  if (serialized.query) {
-    const query = Object.entries(serialized.query).map(([k, v]) => [k, SECRET_PARAMETER.test(k) ? CENSOR : withoutSemicolonSecrets(v)]);
-    serialized.query = Object.fromEntries(query) as typeof serialized.query;
+  ) as typeof serialized.headers;
+  if (serialized.query && typeof serialized.query === 'object') {
+    const query = Object.fromEntries(Object.entries(serialized.query).map(([k, v]) => [k, SECRET_PARAMETER.test(k) ? CENSOR : withoutSemicolonSecrets(v)]));
+    const size = JSON.stringify(query).length;
+    // The URL above holds the same parameters, cut where it is too long.
+    serialized.query = size <= LOGGED.query ? query : `[${size} characters, not logged: see url]`;
   }
   return serialized;
 }

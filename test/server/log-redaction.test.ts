@@ -2,7 +2,7 @@
 // from a page that had them in its own (`Referer`): the request log, even at trace level, carries
 // the URL, the query and the Referer with those values redacted, and the other parameters as sent.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { redactReferer, redactUrl } from '../../server/http/logging.ts';
+import { LOGGED, MORE_HEADERS, redactReferer, redactUrl } from '../../server/http/logging.ts';
 import { AUTH_BUNDLE, startTestServer, tokenForm, type TestServer } from './support/server.ts';
 
 const SECRETS = {
@@ -76,6 +76,42 @@ describe('secrets in request URLs', () => {
     expect(server.logs.text).not.toContain('SEMI-SECRET-13');
     const line = server.logs.lines.find((l) => l.req?.id === 'semicolon-secrets' && l.msg === 'request completed');
     expect(line?.req.query).toEqual({ status: 'ACTIVE;token=[redacted];page=2' });
+  });
+});
+
+describe('the size of a logged request', () => {
+  let server: TestServer;
+  beforeAll(async () => {
+    server = await startTestServer({ config: { apiSpec: AUTH_BUNDLE, logLevel: 'warn' } });
+  });
+  afterAll(() => server?.close());
+
+  const lineOf = (id: string) => server.logs.lines.find((l) => l.req?.id === id && l.msg === 'request completed');
+
+  it('is bounded whatever the caller sends: long header values, many headers and a long URL are cut, saying how much', async () => {
+    // An unauthenticated 404 is logged (at warn): near Node's 16 KiB of request head, a 5,000-character URL among them.
+    let request = server.http.get(`/no/such/path?title=${'a'.repeat(5_000)}&client_secret=${'s'.repeat(100)}`).set('x-request-id', 'huge').set('x-junk', 'j'.repeat(6_000));
+    for (let i = 0; i < 12; i++) request = request.set(`x-filler-${i}`, 'f'.repeat(300));
+    const res = await request;
+    expect(res.status).toBe(404);
+    const line = lineOf('huge');
+    expect(JSON.stringify(line).length).toBeLessThan(LOGGED.url + LOGGED.headers + 1_500);
+    expect(line.req.url).toBe(`/no/such/path?title=${'a'.repeat(LOGGED.url - '/no/such/path?title='.length)}…[${5_000 + 20 + '&client_secret=[redacted]'.length - LOGGED.url} more characters]`);
+    expect(line.req.query).toMatch(/^\[\d+ characters, not logged: see url\]$/);
+    expect(line.req.headers['x-junk']).toBe(`${'j'.repeat(LOGGED.headerValue)}…[${6_000 - LOGGED.headerValue} more characters]`);
+    expect(line.req.headers['x-request-id']).toBe('huge'); // a short header, as sent
+    expect(line.req.headers[MORE_HEADERS]).toMatch(/^\d+ not logged$/);
+    expect(Object.keys(line.req.headers).filter((name) => name.startsWith('x-filler-')).length).toBeLessThan(12);
+    expect(server.logs.text).not.toContain('s'.repeat(100)); // redacted before it was cut
+  });
+
+  it('is unchanged for an ordinary request', async () => {
+    const res = await server.http.get('/no/such/path?title=Caf%C3%A9').set('x-request-id', 'ordinary').set('user-agent', 'merchant-test/1.0');
+    expect(res.status).toBe(404);
+    const line = lineOf('ordinary');
+    expect(line.req.url).toBe('/no/such/path?title=Caf%C3%A9');
+    expect(line.req.headers).toMatchObject({ 'x-request-id': 'ordinary', 'user-agent': 'merchant-test/1.0' });
+    expect(line.req.headers).not.toHaveProperty([MORE_HEADERS]);
   });
 });
 
