@@ -22,7 +22,9 @@ export interface paths {
          *
          *     **Package decision (failure statuses are not shown in the seed):** an invalid request (missing or
          *     malformed field, a `grant_type` other than `client_credentials`, an unknown scope) answers 400; wrong
-         *     credentials answer 401. The body's `status_code` equals the HTTP status here.
+         *     credentials answer 401. The body's `status_code` equals the HTTP status here. A request that also
+         *     carries an `Authorization: Basic` header uses two client authentication methods at once, which RFC
+         *     6749 (section 2.3) forbids: 400 `invalid_request`, whatever either holds.
          */
         post: operations["issueAccessToken"];
         delete?: never;
@@ -52,7 +54,10 @@ export interface paths {
          *     **Package decision (failure statuses are not shown in the seed):** a missing or wrong Basic header
          *     answers 401 with `error: invalid_client`; a malformed body or a `grant_type` other than
          *     `client_credentials` answers 400 with `error: invalid_request` or `unsupported_grant_type`. The
-         *     error values follow RFC 6749, section 5.2.
+         *     error values follow RFC 6749, section 5.2. A body that also carries a `client_secret`, or a
+         *     `client_id` other than the header's, uses two client authentication methods at once, which RFC
+         *     6749 (section 2.3) forbids: 400 `invalid_request`, whatever either holds (a `client_id` equal to
+         *     the header's is accepted).
          */
         post: operations["issueAccessTokenWithBasicAuth"];
         delete?: never;

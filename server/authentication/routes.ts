@@ -23,10 +23,10 @@ const tokenBody = (issued: IssuedAccessToken) => ({
 export function authenticationRoutes(service: AuthenticationService, keys: SigningKeyRing) {
   const api = typedRouter()
     .post('/authentication/oauth2/-core/access_token', noStore, async (req, res) => {
-      res.json(tokenBody(await service.issueForBodyCredentials(req.body, callerIp(req))));
+      res.json(tokenBody(await service.issueForBodyCredentials(req.body, callerIp(req), req.get('authorization'))));
     })
     .post('/authentication/oauth2/access_token', noStore, async (req, res) => {
-      res.json(tokenBody(await service.issueForBasicCredentials(req.get('authorization'), callerIp(req))));
+      res.json(tokenBody(await service.issueForBasicCredentials(req.get('authorization'), callerIp(req), req.body)));
     });
   // Reference-only (sandbox area): the public keys that verify access tokens, and their rotation.
   api.get('/sandbox/v1/jwks', async (_req, res) => {

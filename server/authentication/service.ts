@@ -13,6 +13,9 @@ import { trustedAddresses, type TrustedAddresses } from './trusted-addresses.ts'
 import { verifiedSecrets, type SecretVerifier, type VerifiedSecrets } from './verified-secrets.ts';
 
 const INVALID_CREDENTIALS = 'Invalid client credentials';
+/** RFC 6749, section 2.3: a client uses one authentication method per request, never two. */
+const ONE_METHOD = 'Send the client credentials in the form body or in a Basic Authorization header, not in both (RFC 6749, section 2.3)';
+const isBasic = (authorization: string | undefined) => authorization !== undefined && /^\s*basic(\s|$)/i.test(authorization);
 
 /** Every hashing slot taken and the line full (a flood): the caller may retry in a second. */
 const hashingBusy = () =>
@@ -103,7 +106,8 @@ export function authenticationService(
 
   return {
     /** First form: credentials and scope in the form body. */
-    async issueForBodyCredentials(body: { client_id: string; client_secret: string; scope: string }, ip: string): Promise<IssuedAccessToken> {
+    async issueForBodyCredentials(body: { client_id: string; client_secret: string; scope: string }, ip: string, authorization?: string): Promise<IssuedAccessToken> {
+      if (isBasic(authorization)) throw new ApiError(400, 'invalid_request', ONE_METHOD);
       if (!grantedScope(body.scope)) {
         throw new ApiError(400, 'invalid_scope', `scope must be ${GATEWAY_SCOPE}`);
       }
@@ -113,9 +117,13 @@ export function authenticationService(
     },
 
     /** Second form: credentials in a Basic header; the gateway scope is granted (package decision). */
-    async issueForBasicCredentials(authorization: string | undefined, ip: string): Promise<IssuedAccessToken> {
+    async issueForBasicCredentials(authorization: string | undefined, ip: string, body: Record<string, unknown> = {}): Promise<IssuedAccessToken> {
       const credentials = parseBasicCredentials(authorization);
       if (!credentials) throw new ApiError(401, 'invalid_client', 'Missing or malformed Basic credentials');
+      // The body's client_id may repeat the header's; a secret there, or another client id, is a second method.
+      if (body.client_secret !== undefined || (body.client_id !== undefined && body.client_id !== credentials.clientId)) {
+        throw new ApiError(400, 'invalid_request', ONE_METHOD);
+      }
       const client = await authenticate(credentials.clientId, credentials.clientSecret, ip);
       if (!client) throw new ApiError(401, 'invalid_client', INVALID_CREDENTIALS);
       return tokens.issue(client);

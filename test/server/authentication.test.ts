@@ -71,6 +71,21 @@ describe('first form: credentials and scope in the form body', () => {
     expect(res.body).toEqual({ error_code: 'payload_too_large', message: 'Request body too large', status_code: 413 });
   });
 
+  it.each([
+    ['the same client, right credentials', basic(DEMO.clientId, DEMO.clientSecret)],
+    ['wrong credentials', basic('evil', 'wrong-secret')],
+    ['a lower-case scheme', `basic ${Buffer.from(`${DEMO.clientId}:${DEMO.clientSecret}`).toString('base64')}`],
+  ])('answers 400 invalid_request when a Basic header comes too (%s): one authentication method per request', async (_case, authorization) => {
+    const res = await sandbox.http.post(FIRST_FORM).type('form').set('Authorization', authorization).send(tokenForm());
+    expect(res.status).toBe(400);
+    expect(res.body).toEqual({
+      error_code: 'invalid_request',
+      message: 'Send the client credentials in the form body or in a Basic Authorization header, not in both (RFC 6749, section 2.3)',
+      status_code: 400,
+    });
+    expect(res.body).not.toHaveProperty('access_token');
+  });
+
   // The contract documents no 415 for the token call: a wrong Content-Type is an invalid request (400).
   it('answers a JSON body with 400 in the first form shape, without a stack trace', async () => {
     const res = await sandbox.http.post(FIRST_FORM).send(tokenForm());
@@ -98,6 +113,26 @@ describe('second form: Basic credentials and only grant_type', () => {
     expect(res.status).toBe(401);
     expect(res.body).toEqual({ error: 'invalid_client', error_description: description });
     expect(res.headers['www-authenticate']).toBe('Basic realm="token"');
+  });
+
+  it.each([
+    ['a client_secret in the body (the right one)', { client_secret: DEMO.clientSecret }],
+    ['a client_secret in the body (a wrong one)', { client_secret: 'anything' }],
+    ['another client_id in the body', { client_id: 'another-client' }],
+    ['both in the body', { client_id: DEMO.clientId, client_secret: DEMO.clientSecret }],
+  ])('answers 400 invalid_request for %s: one authentication method per request', async (_case, extra) => {
+    const res = await secondForm(basic(DEMO.clientId, DEMO.clientSecret), { grant_type: 'client_credentials', ...extra });
+    expect(res.status).toBe(400);
+    expect(res.body).toEqual({
+      error: 'invalid_request',
+      error_description: 'Send the client credentials in the form body or in a Basic Authorization header, not in both (RFC 6749, section 2.3)',
+    });
+  });
+
+  it("accepts a client_id in the body equal to the header's", async () => {
+    const res = await secondForm(basic(DEMO.clientId, DEMO.clientSecret), { grant_type: 'client_credentials', client_id: DEMO.clientId });
+    expect(res.status).toBe(200);
+    expect(res.body.token_type).toBe('Bearer');
   });
 
   it('answers 400 invalid_request when grant_type is missing', async () => {

@@ -86,7 +86,11 @@ describe('the size of a logged request', () => {
   });
   afterAll(() => server?.close());
 
-  const lineOf = (id: string) => server.logs.lines.find((l) => l.req?.id === id && l.msg === 'request completed');
+  const lineOf = (id: string) => {
+    const line = server.logs.lines.find((l) => l.req?.id === id && l.msg === 'request completed');
+    if (!line) throw new Error(`no log line for the request ${id}`);
+    return line;
+  };
 
   it('is bounded whatever the caller sends: long header values, many headers and a long URL are cut, saying how much', async () => {
     // An unauthenticated 404 is logged (at warn): near Node's 16 KiB of request head, a 5,000-character URL among them.
