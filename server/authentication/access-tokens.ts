@@ -41,12 +41,35 @@ const CLAIMS = ['sub', 'x-seller-id', 'country', 'tenant', 'scope', 'iat', 'exp'
 /**
  * Tokens already verified, with their claims, until they expire: a token is sent on every call of
  * its hour, and an ES256 signature check costs ~0.1 ms of CPU each time (`make bench`). Only tokens
- * that passed every check below are kept, keyed by the whole token string; an entry dies with the
+ * that passed every check below are kept, keyed by the token's one spelling (canonicalToken); an entry dies with the
  * token's `exp` (so an expired token is never served from here) and the oldest go first past
  * MAX_VERIFIED_TOKENS. Sound because nothing can revoke a token before it expires (no revocation
  * operation; a key rotation leaves the retired key verifying until its tokens have expired).
  */
 const MAX_VERIFIED_TOKENS = 10_000;
+
+/** P-256's group order n: an ECDSA signature (r, s) verifies as (r, n − s) too. */
+const P256_ORDER = 0xffffffff00000000ffffffffffffffffbce6faada7179e84f3b9cac2fc632551n;
+
+/**
+ * The token as the verified-token cache keys it, one spelling per token: ES256 verifies a signature
+ * whose s is replaced by n − s as well (jose accepts both, as RFC 7518 does), so the cache knows a
+ * token by its low-s spelling and another spelling of a verified token costs no signature check and
+ * no place of its own. Undefined when the signature is not canonical base64url (padding, unused
+ * bits set, other characters), which no signer writes: such a token is refused as malformed.
+ */
+export function canonicalToken(token: string): string | undefined {
+  const parts = token.split('.');
+  if (parts.length !== 3) return token; // not a compact JWS: jose refuses it
+  const [header, payload, signature] = parts as [string, string, string];
+  const bytes = Buffer.from(signature, 'base64url');
+  if (bytes.toString('base64url') !== signature) return undefined;
+  if (bytes.length !== 64) return token; // not an ES256 signature: jose refuses it
+  const s = BigInt(`0x${bytes.subarray(32).toString('hex')}`);
+  if (s <= P256_ORDER / 2n) return token;
+  const low = Buffer.from((P256_ORDER - s).toString(16).padStart(64, '0'), 'hex');
+  return `${header}.${payload}.${Buffer.concat([bytes.subarray(0, 32), low]).toString('base64url')}`;
+}
 
 /** Keys read once (tests), or the running server's ring (rotations, other instances' rotations). */
 const ringOf = (keys: SigningKeys | SigningKeyRing): Pick<SigningKeyRing, 'current' | 'forKid'> =>
@@ -79,15 +102,18 @@ export function accessTokens(keys: SigningKeys | SigningKeyRing, issuer: string)
 
   const verify: VerifyAccessToken = async (token) => {
     if (!token) throw new AccessTokenRejected('missing', 'Missing bearer token');
-    const known = verified.get(token);
+    const key = canonicalToken(token);
+    if (key === undefined) throw new AccessTokenRejected('malformed', 'The access token is malformed');
+    const known = verified.get(key);
     // The wall clock, as jose reads it (the cache's own ttl runs on a monotonic clock): past `exp`, the
     // entry goes and the token takes the full path, which refuses it as expired.
     if (known && Date.now() < known.expiresAtMs) return known.claims;
-    if (known) verified.delete(token);
+    if (known) verified.delete(key);
     let payload;
     try {
-      // Only ES256 is accepted: `alg: none`, HMAC with the public key and other algorithms are refused.
-      ({ payload } = await jwtVerify(token, keyOfToken, { algorithms: [SIGNING_ALGORITHM], issuer, requiredClaims: CLAIMS }));
+      // Only ES256 is accepted: `alg: none`, HMAC with the public key and other algorithms are refused;
+      // and only the `typ` this server writes.
+      ({ payload } = await jwtVerify(token, keyOfToken, { algorithms: [SIGNING_ALGORITHM], issuer, requiredClaims: CLAIMS, typ: 'JWT' }));
     } catch (error) {
       if (error instanceof errors.JWTExpired) throw new AccessTokenRejected('expired', 'The access token has expired');
       if (error instanceof errors.JWSInvalid || error instanceof errors.JWTInvalid) {
@@ -97,6 +123,10 @@ export function accessTokens(keys: SigningKeys | SigningKeyRing, issuer: string)
     }
     // Issued in the future (beyond clock skew): not a token this server issued as it says.
     if (typeof payload.iat !== 'number' || payload.iat > Date.now() / 1000 + IAT_SKEW_SECONDS) {
+      throw new AccessTokenRejected('invalid', 'The access token is not valid');
+    }
+    // Living longer than this server's tokens do: not a token it issued.
+    if (typeof payload.exp !== 'number' || payload.exp - payload.iat > ACCESS_TOKEN_LIFETIME_SECONDS) {
       throw new AccessTokenRejected('invalid', 'The access token is not valid');
     }
     const text = (claim: string) => (typeof payload[claim] === 'string' ? (payload[claim] as string) : undefined);
@@ -110,7 +140,7 @@ export function accessTokens(keys: SigningKeys | SigningKeyRing, issuer: string)
     const claims = { sellerId, country, tenant, clientId, scope: payload.scope as string };
     // jose refuses a token once `exp <= now` (whole seconds): the entry lives until that instant.
     const expiresAtMs = (payload.exp as number) * 1000;
-    if (expiresAtMs > Date.now()) verified.set(token, { claims, expiresAtMs }, { ttl: expiresAtMs - Date.now() });
+    if (expiresAtMs > Date.now()) verified.set(key, { claims, expiresAtMs }, { ttl: expiresAtMs - Date.now() });
     return claims;
   };
 

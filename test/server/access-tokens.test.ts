@@ -78,6 +78,60 @@ describe('verifyAccessToken', () => {
     expect(await rejection(tampered)).toBe('invalid');
   });
 
+  describe('one spelling per token', () => {
+    const P256_ORDER = 0xffffffff00000000ffffffffffffffffbce6faada7179e84f3b9cac2fc632551n;
+    /** The same signature with s replaced by n − s, which ES256 verifies alike. */
+    const otherS = (token: string) => {
+      const [header, payload, signature] = token.split('.') as [string, string, string];
+      const bytes = Buffer.from(signature, 'base64url');
+      const s = BigInt(`0x${bytes.subarray(32).toString('hex')}`);
+      const flipped = Buffer.from((P256_ORDER - s).toString(16).padStart(64, '0'), 'hex');
+      return `${header}.${payload}.${Buffer.concat([bytes.subarray(0, 32), flipped]).toString('base64url')}`;
+    };
+
+    it('knows the two s of a signature as one token: the other costs no signature check', async () => {
+      const token = await sign(claims({ jti: 'a1b2c3d4-0000-4000-8000-000000000001' }));
+      const variant = otherS(token);
+      expect(variant).not.toBe(token);
+      const signatureChecks = vi.spyOn(crypto.subtle, 'verify');
+      try {
+        expect(await tokens.verify(variant)).toEqual({ ...SELLER, scope: GATEWAY_SCOPE }); // a valid signature
+        expect(signatureChecks).toHaveBeenCalledTimes(1);
+        expect(await tokens.verify(token)).toEqual({ ...SELLER, scope: GATEWAY_SCOPE });
+        expect(await tokens.verify(variant)).toEqual({ ...SELLER, scope: GATEWAY_SCOPE });
+        expect(signatureChecks).toHaveBeenCalledTimes(1); // both remembered as one
+      } finally {
+        signatureChecks.mockRestore();
+      }
+    });
+
+    it('refuses a signature that is not canonical base64url (padding, unused bits set, other characters)', async () => {
+      const token = await sign(claims());
+      const last = token.at(-1)!;
+      // 64 bytes are 86 base64url characters, the last holding 2 bits and 4 unused ones (zero).
+      const unusedBitSet = `${token.slice(0, -1)}${'AQgw'.includes(last) ? String.fromCharCode(last.charCodeAt(0) + 1) : last}`;
+      expect(unusedBitSet).not.toBe(token);
+      for (const spelling of [`${token}==`, `${token}=`, unusedBitSet, `${token.slice(0, -2)}+${token.at(-1)}`, `${token.slice(0, -10)} ${token.slice(-10)}`]) {
+        expect(await rejection(spelling), spelling).toBe('malformed');
+      }
+      expect((await tokens.verify(token)).sellerId).toBe(SELLER.sellerId); // the token itself, as issued
+    });
+  });
+
+  it('refuses a token living longer than 3599 s, and accepts one of 3599 s', async () => {
+    expect(await rejection(await sign(claims({ exp: now() + 3600 })))).toBe('invalid');
+    expect(await rejection(await sign(claims({ exp: now() + 10 * 365 * 86_400 })))).toBe('invalid');
+    expect((await tokens.verify(await sign(claims({ exp: now() + 3599 })))).sellerId).toBe(SELLER.sellerId);
+  });
+
+  it('refuses a token whose typ is not JWT, or that has none', async () => {
+    const withTyp = (typ?: string) => new SignJWT(claims()).setProtectedHeader({ alg: 'ES256', kid: keys.kid, ...(typ ? { typ } : {}) }).sign(keys.privateKey);
+    expect(await rejection(await withTyp('dpop+jwt'))).toBe('invalid');
+    expect(await rejection(await withTyp('at+jwt'))).toBe('invalid');
+    expect(await rejection(await withTyp())).toBe('invalid');
+    expect((await tokens.verify(await withTyp('JWT'))).sellerId).toBe(SELLER.sellerId);
+  });
+
   it('refuses a missing token', async () => {
     expect(await rejection(undefined)).toBe('missing');
     expect(await rejection('')).toBe('missing');
