@@ -3,6 +3,7 @@
 // `make run` starts): the documented variables, plus --port, --host, --data-dir and --database-url,
 // which win over them. Prints where it listens and the credentials to use; stops cleanly on
 // SIGTERM/SIGINT (exit 0).
+import { existsSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { DEFAULT_DEMO_CLIENT_SECRET, DEFAULT_SANDBOX_ADMIN_TOKEN, loadConfig, type Config } from './config.ts';
 import { createLogger } from './http/logging.ts';
@@ -26,7 +27,8 @@ Options (each wins over its variable):
 Variables:
   SANDBOX_ADMIN_TOKEN                 bearer token of the /sandbox/v1 calls (default ${DEFAULT_SANDBOX_ADMIN_TOKEN};
                                       required, with a value of your own, to listen beyond loopback)
-  SANDBOX_DEMO_CLIENT_ID / _SECRET    the demo seller's credentials (demo-seller-client / demo-seller-secret)
+  SANDBOX_DEMO_CLIENT_ID, SANDBOX_DEMO_CLIENT_SECRET
+                                      the demo seller's credentials (demo-seller-client / demo-seller-secret)
   SANDBOX_ENCRYPTION_KEY              key that encrypts signing keys and webhook passwords at rest
                                       (unset: derived from DATABASE_URL, else generated once into the
                                       0600 file <data dir>.encryption-key, else random in memory)
@@ -36,7 +38,10 @@ Variables:
   ISSUER, PUBLIC_BASE_URL             the tokens' iss; the base of the hosted checkout's redirect_url
   LOG_LEVEL                           pino level (info)
   RATE_LIMIT_PER_SECOND               requests per client per second (200; 0 turns it off)
-  TOKEN_FAILED_ATTEMPTS_PER_MINUTE    failed token requests per client id before 429 (10)
+  TOKEN_FAILED_ATTEMPTS_PER_MINUTE    wrong secrets per client id and caller address before 429 (10; ten
+                                      times as many from every address together)
+  TRUST_PROXY                         the proxies whose X-Forwarded-For names the caller the limits count
+                                      (a hop count, or addresses and ranges; unset: none)
   NOTIFICATION_RETENTION_DAYS         days after which delivered or abandoned webhooks are deleted (unset: kept)
   NOTIFICATION_POLL_INTERVAL_MS, NOTIFICATION_RETRY_BASE_MS, BILLING_POLL_INTERVAL_MS,
   HEADERS_TIMEOUT_MS, REQUEST_TIMEOUT_MS, API_SPEC, DOCS_FILE, CONTRACT_VALIDATION
@@ -76,7 +81,8 @@ function banner(url: string, config: Config): string {
     `  demo seller:  ${DEMO_SELLER_ID}`,
     `  demo client:  ${clientId} / ${clientSecret}`,
     `  admin token:  ${admin}  (Authorization: Bearer ..., for /sandbox/v1)`,
-    `  reference:    ${url}/docs`,
+    // A package packed without `make docs` (npm pack alone) has no HTML reference: not announced then.
+    existsSync(config.docsFile) ? `  reference:    ${url}/docs` : '  reference:    none in this build (DOCS_FILE names no file; `make docs` in a clone writes it)',
     ...(config.trustProxy ? [`  proxies:      X-Forwarded-For believed from ${proxiesOf(config.trustProxy)} (TRUST_PROXY)`] : []),
     '',
     'Get an access token:',

@@ -85,12 +85,14 @@ describe('request strings of the contract', () => {
     expect(withSiblings).toEqual([]);
   });
 
-  it('no schema has a pattern beside a $ref: tools that merge the siblings into the target keep one of the two patterns', () => {
-    // Prism let `ftp://…` through as a success_url, and `a:b` as a notification user, when they did.
+  it('no schema has a pattern or a numeric bound beside a $ref: tools that merge the siblings into the target keep one of the two, or neither', () => {
+    // Prism let `ftp://…` through as a success_url, and `a:b` as a notification user, when they did;
+    // openapi-zod-client let a payment intent's amount of 0 through (its minimum of 1 was a sibling).
     const found: string[] = [];
+    const RULES = ['pattern', 'minimum', 'maximum', 'exclusiveMinimum', 'exclusiveMaximum', 'multipleOf'];
     const walk = (node: unknown, where: string) => {
       if (!node || typeof node !== 'object') return;
-      if ('$ref' in node && 'pattern' in node) found.push(where);
+      if ('$ref' in node && RULES.some((rule) => rule in node)) found.push(where);
       for (const [key, child] of Object.entries(node)) walk(child, `${where}/${key}`);
     };
     walk(doc, '#');
@@ -99,6 +101,10 @@ describe('request strings of the contract', () => {
     const url = validate('#/components/schemas/TechnicalConfigurationUpdate');
     expect([url({ success_url: 'https://loja.example/ok' }), url({ success_url: 'ftp://loja.example/ok' }), url({ success_url: 'https://loja.example/\u0000' })]).toEqual([true, false, false]);
     expect(url({ notification: { user_credentials: { user: 'a:b' } } })).toBe(false);
+    // A payment intent's amount keeps its minimum of 1 and the shared amount's bounds.
+    const payment = validate('#/components/schemas/PaymentIntentPayment');
+    const of = (amount: unknown) => payment({ currency: 'BRL', amount });
+    expect([of(1), of(0), of(2_147_483_647), of(2_147_483_648), of(1.5)]).toEqual([true, false, true, false, false]);
   });
 
   it('every string of every request body example, with a NUL in it, breaks its operation’s schema', () => {

@@ -2,7 +2,7 @@
 // one, and on SIGTERM finishes the request in flight and exits 0.
 import { execFile } from 'node:child_process';
 import { request as httpRequest } from 'node:http';
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { promisify } from 'node:util';
@@ -21,10 +21,13 @@ beforeAll(async () => {
   // The data directory inside a directory of its own, which also takes the key file the server
   // writes beside it (`<DATA_DIR>.encryption-key`), so that removing it leaves nothing behind.
   dataDir = join(await mkdtemp(join(tmpdir(), 'main-')), 'data');
+  // An HTML reference of its own (a clone has one only after `make docs`): the banner names it.
+  const docsFile = join(dirname(dataDir), 'reference.html');
+  await writeFile(docsFile, '<!doctype html><title>reference</title>');
   const port = await freePort();
   server = await startProcess(`${ROOT}node_modules/.bin/tsx`, ['server/main.ts'], /listening on http:\/\/\S+/, {
     cwd: ROOT,
-    env: { PORT: String(port), HOST: '127.0.0.1', DATA_DIR: dataDir, API_SPEC: AUTH_BUNDLE, LOG_LEVEL: 'warn', DATABASE_URL: '' },
+    env: { PORT: String(port), HOST: '127.0.0.1', DATA_DIR: dataDir, API_SPEC: AUTH_BUNDLE, LOG_LEVEL: 'warn', DATABASE_URL: '', DOCS_FILE: docsFile },
   });
   url = `http://127.0.0.1:${port}`;
 });
@@ -60,6 +63,16 @@ describe('server/main.ts', () => {
     expect(out).toContain('demo-seller-client / demo-seller-secret');
     expect(out).toContain(`curl -s ${url}/authentication/oauth2/-core/access_token`);
     expect(out).not.toContain('X-Forwarded-For'); // TRUST_PROXY unset: no proxy is believed
+    expect(out).toContain(`  reference:    ${url}/docs\n`);
+  });
+
+  it('--help names every variable of the README\'s "Variables" table', async () => {
+    const readme = await readFile(`${ROOT}server/README.md`, 'utf8');
+    const table = readme.slice(readme.indexOf('| variable | default | meaning |')).split('\n\n')[0]!;
+    const names = [...new Set(table.split('\n').flatMap((row) => [...(row.split('|')[1] ?? '').matchAll(/`([A-Z][A-Z0-9_]+)`/g)].map((m) => m[1]!)))];
+    expect(names.length).toBeGreaterThan(20);
+    const { stdout } = await promisify(execFile)(`${ROOT}node_modules/.bin/tsx`, ['server/main.ts', '--help'], { cwd: ROOT });
+    expect(names.filter((name) => !new RegExp(`\\b${name}\\b`).test(stdout))).toEqual([]);
   });
 
   it('issues a token to the demo client it seeded', async () => {
@@ -100,6 +113,7 @@ describe('server/main.ts on an address beyond this machine', () => {
       env: {
         PORT: '0', HOST: '127.0.0.1', DATA_DIR: 'memory://', API_SPEC: AUTH_BUNDLE, LOG_LEVEL: 'warn', DATABASE_URL: '',
         SANDBOX_DEMO_CLIENT_SECRET: 'Sup3r-Secret-Demo-Value', SANDBOX_ADMIN_TOKEN: '0123456789abcdef-admin', TRUST_PROXY: 'loopback, 10.1.0.0/16',
+        DOCS_FILE: join(dirname(dataDir), 'no-such-reference.html'), // a package packed without `make docs`
       },
     });
     try {
@@ -111,6 +125,8 @@ describe('server/main.ts on an address beyond this machine', () => {
       expect(out).not.toContain('Sup3r-Secret-Demo-Value');
       expect(out).not.toContain('0123456789abcdef-admin');
       expect(out).toContain('  proxies:      X-Forwarded-For believed from loopback, 10.1.0.0/16 (TRUST_PROXY)\n');
+      expect(out).toContain('  reference:    none in this build (DOCS_FILE names no file; `make docs` in a clone writes it)\n');
+      expect(out).not.toContain('/docs\n');
     } finally {
       await own.stop();
     }
