@@ -2508,7 +2508,9 @@ export interface components {
          *
          *     **Package decision (the seed types the address as "any" and lists only its keys):** an object
          *     whose listed keys are strings (`country` an ISO 3166-1 alpha-2 code), none required; other keys
-         *     are accepted and kept as sent (the seed's "any"). The listed keys take the maximum lengths of
+         *     are accepted and kept as sent (the seed's "any"), as JSON values: a number by its value (`1.50`
+         *     comes back as `1.5`, `-0` as `0`), and a number beyond a 64-bit float's range (`1e400`), which
+         *     would come back `null`, is refused with 400, as in any JSON body. The listed keys take the maximum lengths of
          *     the seed's Limits table for the web checkout billing address (street 60, number 10, complement 60,
          *     district 40, city 40, state 20, country 2, postal code 8), so that an address given here also fits
          *     the checkout's.

@@ -44,6 +44,22 @@ function refuseOversizedJson(_req: unknown, _res: unknown, body: Buffer): void {
   }
 }
 
+/**
+ * A JSON number beyond a double's range (`1e400`, or 310 digits) parses as ±Infinity, which JSON
+ * writes back as `null`: an open object's member (a subscription address's own keys) would be
+ * stored as something other than what was sent. Refused instead, after the parse (the walk is
+ * bounded by the checks above: depth and array length).
+ */
+function refuseInfiniteNumbers(req: Request, _res: unknown, next: (error?: unknown) => void): void {
+  const pending: unknown[] = [req.body];
+  while (pending.length) {
+    const value = pending.pop();
+    if (typeof value === 'number' && !Number.isFinite(value)) return next(refusal('A JSON number beyond the range of a double', 'entity.number.range'));
+    if (value && typeof value === 'object') pending.push(...Object.values(value));
+  }
+  next();
+}
+
 const takes = (req: Request, type: string) => req.operation?.bodyTypes.includes(type) === true;
 
 /** The JSON and form parsers, each run only for an operation that takes its media type. */
@@ -51,7 +67,7 @@ export function bodyParsers(limit: string): RequestHandler[] {
   const json = express.json({ limit, verify: refuseOversizedJson });
   const form = express.urlencoded({ extended: false, limit });
   return [
-    (req, res, next) => (takes(req, 'application/json') ? json(req, res, next) : next()),
+    (req, res, next) => (takes(req, 'application/json') ? json(req, res, (error?: unknown) => (error ? next(error) : refuseInfiniteNumbers(req, res, next))) : next()),
     (req, res, next) => (takes(req, 'application/x-www-form-urlencoded') ? form(req, res, next) : next()),
   ];
 }

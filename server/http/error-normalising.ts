@@ -44,6 +44,7 @@ const BODY_PARSER_MESSAGES: Record<string, string> = {
   'entity.too.large': 'Request body too large',
   'entity.too.deep': `The request body nests deeper than ${MAX_JSON_DEPTH} levels`,
   'entity.too.many.items': `The request body has an array of more than ${MAX_JSON_ARRAY_ITEMS} items`,
+  'entity.number.range': 'The request body has a number beyond the range of a 64-bit float (about ±1.8e308)',
   'parameters.too.many': 'The request body has too many parameters',
   'encoding.unsupported': 'The request body encoding is not supported',
   'charset.unsupported': 'The request body charset is not supported',

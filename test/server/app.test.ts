@@ -24,7 +24,7 @@ const bearer = (t: string) => ({ Authorization: `Bearer ${t}` });
 const now = () => Math.floor(Date.now() / 1000);
 const signed = (claims: Record<string, unknown>) =>
   new SignJWT({ 'x-seller-id': '3fa85f64-5717-4562-b3fc-2c963f66afa6', country: 'BR', tenant: 'sandbox', scope: GATEWAY_SCOPE, sub: 'c', iss: ISSUER, iat: now(), exp: now() + 60, jti: 'j', ...claims })
-    .setProtectedHeader({ alg: 'ES256', kid: keys.kid })
+    .setProtectedHeader({ alg: 'ES256', kid: keys.kid, typ: 'JWT' }) // as the server's own tokens
     .sign(keys.privateKey);
 
 /** An error answer: its status, its exact body, JSON, and no stack trace. */

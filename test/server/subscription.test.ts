@@ -217,6 +217,24 @@ describe.each(STORES)('subscriptions on %s', (kind) => {
       expect(res.body).toMatchObject({ message: 'Invalid request', name: 'be-subscription', status_code: 400 });
     });
 
+    it("keeps an address's own keys as sent, and refuses a number no double holds (it would come back null)", async () => {
+      const withExtra = (value: string) => {
+        const body = subscriptionBody(seller, plan) as { subscription: { shippings: Array<{ address: Record<string, unknown> }> } };
+        body.subscription.shippings[0]!.address = { city: 'São Paulo', country: 'BR', floor: '__VALUE__' };
+        return JSON.stringify(body).replace('"__VALUE__"', value);
+      };
+      const post = (text: string) => server.http.post(SUBSCRIPTIONS).set(seller.auth).set('content-type', 'application/json').send(text);
+      for (const value of ['1e400', '-1e400', `1${'0'.repeat(310)}`, '{"a":[1,2e999]}']) {
+        const res = await post(withExtra(value));
+        expect(res.status, value).toBe(400);
+        expect(res.body, value).toMatchObject({ name: 'be-subscription', status_code: 400 });
+        expect(JSON.stringify(res.body)).toContain('The request body has a number beyond the range of a 64-bit float');
+      }
+      const kept = await post(withExtra('{"level":1e308,"tiny":-1.5e-300,"n":[7,"x",null]}'));
+      expect(kept.status).toBe(201);
+      expect(kept.body.subscription.shippings[0].address).toEqual({ city: 'São Paulo', country: 'BR', floor: { level: 1e308, tiny: -1.5e-300, n: [7, 'x', null] } });
+    });
+
     it('answers 401 without a token', async () => {
       expectError(await server.http.post(SUBSCRIPTIONS).send(subscriptionBody(seller, plan)), 401, { message: 'Unauthorized', name: 'be-subscription', status_code: 401 });
     });
