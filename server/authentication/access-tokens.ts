@@ -66,7 +66,7 @@ export function canonicalToken(token: string): string | undefined {
   if (bytes.toString('base64url') !== signature) return undefined;
   if (bytes.length !== 64) return token; // not an ES256 signature: jose refuses it
   const s = BigInt(`0x${bytes.subarray(32).toString('hex')}`);
-  if (s <= P256_ORDER / 2n) return token;
+  if (s === 0n || s >= P256_ORDER || s <= P256_ORDER / 2n) return token; // 0 and n or more: no valid signature, jose refuses it
   const low = Buffer.from((P256_ORDER - s).toString(16).padStart(64, '0'), 'hex');
   return `${header}.${payload}.${Buffer.concat([bytes.subarray(0, 32), low]).toString('base64url')}`;
 }
@@ -82,6 +82,8 @@ export function accessTokens(keys: SigningKeys | SigningKeyRing, issuer: string)
 
   async function issue(client: { clientId: string; sellerId: string; country: string; tenant: string }): Promise<IssuedAccessToken> {
     const { kid, privateKey } = await ring.current();
+    // One reading of the clock for both claims: two could straddle a second, and exp − iat be 3600.
+    const issuedAt = Math.floor(Date.now() / 1000);
     const accessToken = await new SignJWT({
       'x-seller-id': client.sellerId,
       country: client.country,
@@ -91,8 +93,8 @@ export function accessTokens(keys: SigningKeys | SigningKeyRing, issuer: string)
       .setProtectedHeader({ alg: SIGNING_ALGORITHM, kid, typ: 'JWT' })
       .setSubject(client.clientId)
       .setIssuer(issuer)
-      .setIssuedAt()
-      .setExpirationTime(`${ACCESS_TOKEN_LIFETIME_SECONDS}s`)
+      .setIssuedAt(issuedAt)
+      .setExpirationTime(issuedAt + ACCESS_TOKEN_LIFETIME_SECONDS)
       .setJti(randomUUID())
       .sign(privateKey);
     return { accessToken, expiresIn: ACCESS_TOKEN_LIFETIME_SECONDS, scope: GATEWAY_SCOPE };
@@ -125,8 +127,9 @@ export function accessTokens(keys: SigningKeys | SigningKeyRing, issuer: string)
     if (typeof payload.iat !== 'number' || payload.iat > Date.now() / 1000 + IAT_SKEW_SECONDS) {
       throw new AccessTokenRejected('invalid', 'The access token is not valid');
     }
-    // Living longer than this server's tokens do: not a token it issued.
-    if (typeof payload.exp !== 'number' || payload.exp - payload.iat > ACCESS_TOKEN_LIFETIME_SECONDS) {
+    // Living longer than this server's tokens do: not a token it issued. One second more is let
+    // through: earlier versions read the clock twice, for iat and for exp, and could straddle a second.
+    if (typeof payload.exp !== 'number' || payload.exp - payload.iat > ACCESS_TOKEN_LIFETIME_SECONDS + 1) {
       throw new AccessTokenRejected('invalid', 'The access token is not valid');
     }
     const text = (claim: string) => (typeof payload[claim] === 'string' ? (payload[claim] as string) : undefined);

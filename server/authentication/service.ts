@@ -119,11 +119,12 @@ export function authenticationService(
     /** Second form: credentials in a Basic header; the gateway scope is granted (package decision). */
     async issueForBasicCredentials(authorization: string | undefined, ip: string, body: Record<string, unknown> = {}): Promise<IssuedAccessToken> {
       const credentials = parseBasicCredentials(authorization);
-      if (!credentials) throw new ApiError(401, 'invalid_client', 'Missing or malformed Basic credentials');
-      // The body's client_id may repeat the header's; a secret there, or another client id, is a second method.
-      if (body.client_secret !== undefined || (body.client_id !== undefined && body.client_id !== credentials.clientId)) {
+      // Basic credentials, even malformed ones, and a secret in the body too, or another client id
+      // there, are two methods; the body's client_id may repeat the header's.
+      if (isBasic(authorization) && (body.client_secret !== undefined || (body.client_id !== undefined && body.client_id !== credentials?.clientId))) {
         throw new ApiError(400, 'invalid_request', ONE_METHOD);
       }
+      if (!credentials) throw new ApiError(401, 'invalid_client', 'Missing or malformed Basic credentials');
       const client = await authenticate(credentials.clientId, credentials.clientSecret, ip);
       if (!client) throw new ApiError(401, 'invalid_client', INVALID_CREDENTIALS);
       return tokens.issue(client);

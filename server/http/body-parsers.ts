@@ -51,11 +51,17 @@ function refuseOversizedJson(_req: unknown, _res: unknown, body: Buffer): void {
  * bounded by the checks above: depth and array length).
  */
 function refuseInfiniteNumbers(req: Request, _res: unknown, next: (error?: unknown) => void): void {
-  const pending: unknown[] = [req.body];
-  while (pending.length) {
-    const value = pending.pop();
-    if (typeof value === 'number' && !Number.isFinite(value)) return next(refusal('A JSON number beyond the range of a double', 'entity.number.range'));
-    if (value && typeof value === 'object') pending.push(...Object.values(value));
+  // Called back by the JSON parser, outside Express's own error handling: nothing may escape.
+  try {
+    const pending: unknown[] = [req.body];
+    while (pending.length) {
+      const value = pending.pop();
+      if (typeof value === 'number' && !Number.isFinite(value)) return next(refusal('A JSON number beyond the range of a double', 'entity.number.range'));
+      // One at a time: an object may hold ~130,000 members in a 1 MB body, more than a call's arguments may be.
+      if (value && typeof value === 'object') for (const member of Object.values(value)) pending.push(member);
+    }
+  } catch (error) {
+    return next(error);
   }
   next();
 }

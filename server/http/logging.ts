@@ -83,21 +83,25 @@ export function redactReferer(referer: string): string {
  * Node's 16 KiB), and every request is logged, so without a bound any caller could write ~16 KiB
  * of log per request, unauthenticated (a 404 or a 429 is logged too). What is longer is cut, saying
  * how much was left out; the cut is made after the redaction, so that no secret is cut out of its
- * parameter and then logged.
+ * parameter and then logged. Values are cut in characters; what a line holds in all, in bytes of its
+ * JSON (escapes and UTF-8 counted).
  */
-export const LOGGED = { url: 2048, headerValue: 512, headers: 4096, query: 2048 } as const;
+export const LOGGED = { url: 2048, headerValue: 512, headers: 4096, query: 1024, params: 512 } as const;
 /** The key under which a line says how many headers did not fit (not a header name: `(` is not a token character). */
 export const MORE_HEADERS = '(more headers)';
 
 const cut = (text: string, max: number) => (text.length <= max ? text : `${text.slice(0, max)}…[${text.length - max} more characters]`);
 
-/** The headers as logged: each value cut to LOGGED.headerValue, and no more than LOGGED.headers characters in all. */
+/** How many bytes `value` takes in a JSON log line (escapes and UTF-8 counted). */
+const jsonBytes = (value: unknown) => Buffer.byteLength(JSON.stringify(value) ?? '');
+
+/** The headers as logged: each value cut to LOGGED.headerValue characters, and no more than LOGGED.headers bytes of JSON in all. */
 function boundedHeaders(headers: Array<[string, unknown]>): Record<string, unknown> {
   const logged: Record<string, unknown> = {};
   let size = 0;
   for (const [index, [name, value]] of headers.entries()) {
     const bounded = Array.isArray(value) ? value.map((v) => cut(String(v), LOGGED.headerValue)) : typeof value === 'string' ? cut(value, LOGGED.headerValue) : value;
-    size += name.length + (Array.isArray(bounded) ? bounded.join('').length : String(bounded).length);
+    size += jsonBytes(name) + jsonBytes(bounded) + 2; // "name":value,
     if (size > LOGGED.headers) {
       logged[MORE_HEADERS] = `${headers.length - index} not logged`;
       break;
@@ -115,7 +119,10 @@ function boundedHeaders(headers: Array<[string, unknown]>): Record<string, unkno
  * then bounded in size (LOGGED).
  */
 function serializeRequest(req: IncomingMessage) {
-  const serialized = pino.stdSerializers.req(req) as Omit<ReturnType<typeof pino.stdSerializers.req>, 'query'> & { query?: Record<string, unknown> | string };
+  const serialized = pino.stdSerializers.req(req) as Omit<ReturnType<typeof pino.stdSerializers.req>, 'query' | 'params'> & {
+    query?: Record<string, unknown> | string;
+    params?: Record<string, unknown> | string;
+  };
   serialized.url = cut(redactUrl(serialized.url), LOGGED.url);
   // Behind a trusted proxy (TRUST_PROXY), the address the limits count: the connection's is the proxy's.
   const caller = callerIp(req as Request);
@@ -129,9 +136,14 @@ function serializeRequest(req: IncomingMessage) {
   ) as typeof serialized.headers;
   if (serialized.query && typeof serialized.query === 'object') {
     const query = Object.fromEntries(Object.entries(serialized.query).map(([k, v]) => [k, SECRET_PARAMETER.test(k) ? CENSOR : withoutSemicolonSecrets(v)]));
-    const size = JSON.stringify(query).length;
+    const size = jsonBytes(query);
     // The URL above holds the same parameters, cut where it is too long.
-    serialized.query = size <= LOGGED.query ? query : `[${size} characters, not logged: see url]`;
+    serialized.query = size <= LOGGED.query ? query : `[${size} bytes, not logged: see url]`;
+  }
+  // The path's parameters (a hosted page's id, decoded): the URL holds them too.
+  if (serialized.params && typeof serialized.params === 'object') {
+    const size = jsonBytes(serialized.params);
+    if (size > LOGGED.params) serialized.params = `[${size} bytes, not logged: see url]`;
   }
   return serialized;
 }

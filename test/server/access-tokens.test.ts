@@ -118,10 +118,22 @@ describe('verifyAccessToken', () => {
     });
   });
 
-  it('refuses a token living longer than 3599 s, and accepts one of 3599 s', async () => {
-    expect(await rejection(await sign(claims({ exp: now() + 3600 })))).toBe('invalid');
-    expect(await rejection(await sign(claims({ exp: now() + 10 * 365 * 86_400 })))).toBe('invalid');
-    expect((await tokens.verify(await sign(claims({ exp: now() + 3599 })))).sellerId).toBe(SELLER.sellerId);
+  it('refuses a token living longer than 3599 s (one second of rounding let through), and accepts one of 3599 s', async () => {
+    const t = now();
+    expect(await rejection(await sign(claims({ iat: t, exp: t + 3601 })))).toBe('invalid');
+    expect(await rejection(await sign(claims({ iat: t, exp: t + 10 * 365 * 86_400 })))).toBe('invalid');
+    expect((await tokens.verify(await sign(claims({ iat: t, exp: t + 3600 })))).sellerId).toBe(SELLER.sellerId);
+    expect((await tokens.verify(await sign(claims({ iat: t, exp: t + 3599, jti: 'a1b2c3d4-0000-4000-8000-000000000002' })))).sellerId).toBe(SELLER.sellerId);
+  });
+
+  it('issues tokens whose exp is iat + 3599 even when the clock crosses a second while it signs', async () => {
+    // A clock 1 ms before a second, moving 1 ms at each reading: two readings (iat, then exp) straddled it.
+    let reading = Math.ceil(Date.now() / 1000) * 1000 - 1;
+    vi.spyOn(Date, 'now').mockImplementation(() => reading++);
+    const { accessToken } = await tokens.issue(SELLER);
+    vi.restoreAllMocks();
+    const payload = JSON.parse(Buffer.from(accessToken.split('.')[1]!, 'base64url').toString('utf8'));
+    expect(payload.exp - payload.iat).toBe(3599);
   });
 
   it('refuses a token whose typ is not JWT, or that has none', async () => {

@@ -118,6 +118,19 @@ describe('web checkout shape', () => {
     expect(text.status).toBe(201);
   });
 
+  it('reads a body of ~130,000 members in one object (a call cannot spread that many) and stays up', async () => {
+    // 1 MB of short keys: spreading them into one call overflowed the stack outside Express, and the process exited.
+    const chars = [...Array(95)].map((_, i) => String.fromCharCode(32 + i)).filter((c) => c !== '"' && c !== '\\');
+    const keys = Array.from({ length: 130_000 }, (_, i) => `"${chars[i % 93]}${chars[Math.floor(i / 93) % 93]}${chars[Math.floor(i / 8649)]}":0`);
+    const body = `{${keys.join(',')}}`;
+    expect(body.length).toBeLessThan(1024 * 1024);
+    const res = await intent().set(bearer(token)).set('Content-Type', 'application/json').send(body);
+    expect(res.status).toBe(400); // read, then refused by the contract: no payment
+    expectNoStackTrace(res.body);
+    const after = await intent().set(bearer(token)).send({ payment: { amount: 1000, currency: 'BRL' } });
+    expect(after.status).toBe(201);
+  });
+
   it('refuses a JSON array of more than 1200 items before parsing it, fast (the validator takes seconds over long broken arrays)', async () => {
     const create = (body: string) => intent().set(bearer(token)).set('Content-Type', 'application/json').send(body);
     const body = (items: number, extra = '') => `{"payment":{"currency":"BRL","amount":1},"product":[${Array(items).fill('{}').join(',')}],"customer":{}${extra}}`;

@@ -129,6 +129,16 @@ describe('second form: Basic credentials and only grant_type', () => {
     });
   });
 
+  it('answers 400 invalid_request for a malformed Basic header with credentials in the body too, and 401 without them', async () => {
+    const malformed = `Basic ${Buffer.from('no-colon-here').toString('base64')}`;
+    const both = await secondForm(malformed, { grant_type: 'client_credentials', client_id: DEMO.clientId, client_secret: DEMO.clientSecret });
+    expect(both.status).toBe(400);
+    expect(both.body.error).toBe('invalid_request');
+    const headerOnly = await secondForm(malformed);
+    expect(headerOnly.status).toBe(401);
+    expect(headerOnly.body).toEqual({ error: 'invalid_client', error_description: 'Missing or malformed Basic credentials' });
+  });
+
   it("accepts a client_id in the body equal to the header's", async () => {
     const res = await secondForm(basic(DEMO.clientId, DEMO.clientSecret), { grant_type: 'client_credentials', client_id: DEMO.clientId });
     expect(res.status).toBe(200);

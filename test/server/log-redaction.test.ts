@@ -86,6 +86,8 @@ describe('the size of a logged request', () => {
   });
   afterAll(() => server?.close());
 
+  /** Everything a line may carry of a request, and ~1 KB for the rest (the response's headers, the level, the time). */
+  const MAX_LINE = LOGGED.url + LOGGED.headers + LOGGED.query + LOGGED.params + 1_024;
   const lineOf = (id: string) => {
     const line = server.logs.lines.find((l) => l.req?.id === id && l.msg === 'request completed');
     if (!line) throw new Error(`no log line for the request ${id}`);
@@ -99,14 +101,45 @@ describe('the size of a logged request', () => {
     const res = await request;
     expect(res.status).toBe(404);
     const line = lineOf('huge');
-    expect(JSON.stringify(line).length).toBeLessThan(LOGGED.url + LOGGED.headers + 1_500);
+    expect(Buffer.byteLength(JSON.stringify(line))).toBeLessThan(MAX_LINE);
     expect(line.req.url).toBe(`/no/such/path?title=${'a'.repeat(LOGGED.url - '/no/such/path?title='.length)}…[${5_000 + 20 + '&client_secret=[redacted]'.length - LOGGED.url} more characters]`);
-    expect(line.req.query).toMatch(/^\[\d+ characters, not logged: see url\]$/);
+    expect(line.req.query).toMatch(/^\[\d+ bytes, not logged: see url\]$/);
     expect(line.req.headers['x-junk']).toBe(`${'j'.repeat(LOGGED.headerValue)}…[${6_000 - LOGGED.headerValue} more characters]`);
     expect(line.req.headers['x-request-id']).toBe('huge'); // a short header, as sent
     expect(line.req.headers[MORE_HEADERS]).toMatch(/^\d+ not logged$/);
     expect(Object.keys(line.req.headers).filter((name) => name.startsWith('x-filler-')).length).toBeLessThan(12);
     expect(server.logs.text).not.toContain('s'.repeat(100)); // redacted before it was cut
+  });
+
+  it('is bounded in bytes: escaped, non-ASCII and many empty headers, and a long path parameter', async () => {
+    const send = async (id: string, request: ReturnType<typeof server.http.get>) => {
+      await request.set('x-request-id', id);
+      return lineOf(id);
+    };
+    let quotes = server.http.get('/no/such/path');
+    for (let i = 0; i < 7; i++) quotes = quotes.set(`x-quote-${i}`, '"'.repeat(512)); // each " is two bytes of JSON
+    let latin = server.http.get('/no/such/path');
+    for (let i = 0; i < 7; i++) latin = latin.set(`x-latin-${i}`, Buffer.from('ÿ'.repeat(512), 'latin1').toString('latin1')); // two bytes of UTF-8 each
+    let empty = server.http.get('/no/such/path');
+    for (let i = 0; i < 900; i++) empty = empty.set(`x-e${i}`, '');
+    for (const line of [await send('quotes', quotes), await send('latin', latin), await send('empty', empty)]) {
+      expect(Buffer.byteLength(JSON.stringify(line.req.headers))).toBeLessThanOrEqual(LOGGED.headers + 200);
+      expect(line.req.headers[MORE_HEADERS]).toMatch(/^\d+ not logged$/);
+      expect(Buffer.byteLength(JSON.stringify(line))).toBeLessThan(MAX_LINE);
+    }
+    // A hosted page's id, decoded into the path's parameters (%22 is one character and two bytes of JSON).
+    const page = await server.http.get(`/checkout/${'%22'.repeat(4_000)}`).set('x-request-id', 'long-param');
+    expect(page.status).toBe(404);
+    const line = lineOf('long-param');
+    expect(line.req.params).toMatch(/^\[\d+ bytes, not logged: see url\]$/);
+    expect(Buffer.byteLength(JSON.stringify(line))).toBeLessThan(MAX_LINE);
+  });
+
+  it("redacts a Referer's credentials before cutting it: no part of the password is logged", async () => {
+    const res = await server.http.get('/no/such/path').set('x-request-id', 'long-referer').set('Referer', `https://user:${'p'.repeat(600)}@shop.example/back`);
+    expect(res.status).toBe(404);
+    expect(lineOf('long-referer').req.headers.referer).toBe('https://[redacted]@shop.example/back');
+    expect(server.logs.text).not.toContain('ppppp');
   });
 
   it('is unchanged for an ordinary request', async () => {
