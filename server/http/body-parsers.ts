@@ -52,18 +52,19 @@ function refuseOversizedJson(_req: unknown, _res: unknown, body: Buffer): void {
  */
 function refuseInfiniteNumbers(req: Request, _res: unknown, next: (error?: unknown) => void): void {
   // Called back by the JSON parser, outside Express's own error handling: nothing may escape.
+  let refused: unknown;
   try {
     const pending: unknown[] = [req.body];
-    while (pending.length) {
+    while (pending.length && refused === undefined) {
       const value = pending.pop();
-      if (typeof value === 'number' && !Number.isFinite(value)) return next(refusal('A JSON number beyond the range of a double', 'entity.number.range'));
+      if (typeof value === 'number' && !Number.isFinite(value)) refused = refusal('A JSON number beyond the range of a double', 'entity.number.range');
       // One at a time: an object may hold ~130,000 members in a 1 MB body, more than a call's arguments may be.
-      if (value && typeof value === 'object') for (const member of Object.values(value)) pending.push(member);
+      else if (value && typeof value === 'object') for (const member of Object.values(value)) pending.push(member);
     }
   } catch (error) {
-    return next(error);
+    refused = error;
   }
-  next();
+  next(refused);
 }
 
 const takes = (req: Request, type: string) => req.operation?.bodyTypes.includes(type) === true;
