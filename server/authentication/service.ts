@@ -1,6 +1,6 @@
 // The rules of the token endpoints. Request shape (required fields, grant_type) is checked by the
 // validator against the contract before we get here; what is left is scope and credentials.
-import { parseBasicCredentials } from '../http/basic-credentials.ts';
+import { parseBasicCredentials, usesBasicScheme } from '../http/basic-credentials.ts';
 import { ApiError } from '../http/errors.ts';
 import { addressKey } from '../http/rate-limit.ts';
 import type { AccessTokens, IssuedAccessToken } from './access-tokens.ts';
@@ -15,7 +15,6 @@ import { verifiedSecrets, type SecretVerifier, type VerifiedSecrets } from './ve
 const INVALID_CREDENTIALS = 'Invalid client credentials';
 /** RFC 6749, section 2.3: a client uses one authentication method per request, never two. */
 const ONE_METHOD = 'Send the client credentials in the form body or in a Basic Authorization header, not in both (RFC 6749, section 2.3)';
-const isBasic = (authorization: string | undefined) => authorization !== undefined && /^\s*basic(\s|$)/i.test(authorization);
 
 /** Every hashing slot taken and the line full (a flood): the caller may retry in a second. */
 const hashingBusy = () =>
@@ -107,7 +106,7 @@ export function authenticationService(
   return {
     /** First form: credentials and scope in the form body. */
     async issueForBodyCredentials(body: { client_id: string; client_secret: string; scope: string }, ip: string, authorization?: string): Promise<IssuedAccessToken> {
-      if (isBasic(authorization)) throw new ApiError(400, 'invalid_request', ONE_METHOD);
+      if (usesBasicScheme(authorization)) throw new ApiError(400, 'invalid_request', ONE_METHOD);
       if (!grantedScope(body.scope)) {
         throw new ApiError(400, 'invalid_scope', `scope must be ${GATEWAY_SCOPE}`);
       }
@@ -121,7 +120,7 @@ export function authenticationService(
       const credentials = parseBasicCredentials(authorization);
       // Basic credentials, even malformed ones, and a secret in the body too, or another client id
       // there, are two methods; the body's client_id may repeat the header's.
-      if (isBasic(authorization) && (body.client_secret !== undefined || (body.client_id !== undefined && body.client_id !== credentials?.clientId))) {
+      if (usesBasicScheme(authorization) && (body.client_secret !== undefined || (body.client_id !== undefined && body.client_id !== credentials?.clientId))) {
         throw new ApiError(400, 'invalid_request', ONE_METHOD);
       }
       if (!credentials) throw new ApiError(401, 'invalid_client', 'Missing or malformed Basic credentials');

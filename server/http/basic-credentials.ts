@@ -9,3 +9,8 @@ export function parseBasicCredentials(header: string | undefined): { clientId: s
   if (colon <= 0) return undefined;
   return { clientId: decoded.slice(0, colon), clientSecret: decoded.slice(colon + 1) };
 }
+
+/** Whether the header names the Basic scheme at all, its credentials well formed or not (RFC 7617: the scheme is case-insensitive). */
+export function usesBasicScheme(header: string | undefined): boolean {
+  return header !== undefined && /^\s*basic(\s|$)/i.test(header);
+}

@@ -51,20 +51,14 @@ function refuseOversizedJson(_req: unknown, _res: unknown, body: Buffer): void {
  * bounded by the checks above: depth and array length).
  */
 function refuseInfiniteNumbers(req: Request, _res: unknown, next: (error?: unknown) => void): void {
-  // Called back by the JSON parser, outside Express's own error handling: nothing may escape.
-  let refused: unknown;
-  try {
-    const pending: unknown[] = [req.body];
-    while (pending.length && refused === undefined) {
-      const value = pending.pop();
-      if (typeof value === 'number' && !Number.isFinite(value)) refused = refusal('A JSON number beyond the range of a double', 'entity.number.range');
-      // One at a time: an object may hold ~130,000 members in a 1 MB body, more than a call's arguments may be.
-      else if (value && typeof value === 'object') for (const member of Object.values(value)) pending.push(member);
-    }
-  } catch (error) {
-    refused = error;
+  const pending: unknown[] = [req.body];
+  while (pending.length) {
+    const value = pending.pop();
+    if (typeof value === 'number' && !Number.isFinite(value)) return next(refusal('A JSON number beyond the range of a double', 'entity.number.range'));
+    // One at a time: an object may hold ~130,000 members in a 1 MB body, more than a call's arguments may be.
+    if (value && typeof value === 'object') for (const member of Object.values(value)) pending.push(member);
   }
-  next(refused);
+  next();
 }
 
 const takes = (req: Request, type: string) => req.operation?.bodyTypes.includes(type) === true;
@@ -74,7 +68,9 @@ export function bodyParsers(limit: string): RequestHandler[] {
   const json = express.json({ limit, verify: refuseOversizedJson });
   const form = express.urlencoded({ extended: false, limit });
   return [
-    (req, res, next) => (takes(req, 'application/json') ? json(req, res, (error?: unknown) => (error ? next(error) : refuseInfiniteNumbers(req, res, next))) : next()),
+    (req, res, next) => (takes(req, 'application/json') ? json(req, res, next) : next()),
+    // A middleware of its own, after the parser: Express's error handling covers it, as any other.
+    (req, res, next) => (takes(req, 'application/json') ? refuseInfiniteNumbers(req, res, next) : next()),
     (req, res, next) => (takes(req, 'application/x-www-form-urlencoded') ? form(req, res, next) : next()),
   ];
 }

@@ -95,6 +95,12 @@ const cut = (text: string, max: number) => (text.length <= max ? text : `${text.
 /** How many bytes `value` takes in a JSON log line (escapes and UTF-8 counted). */
 const jsonBytes = (value: unknown) => Buffer.byteLength(JSON.stringify(value) ?? '');
 
+/** What the URL holds again, parsed (its query, its path's parameters): as it is, or a note of its size when over `max` bytes (the URL is cut instead). */
+function unlessLong(value: Record<string, unknown>, max: number): Record<string, unknown> | string {
+  const size = jsonBytes(value);
+  return size <= max ? value : `[${size} bytes, not logged: see url]`;
+}
+
 /** The headers as logged: each value cut to LOGGED.headerValue characters, and no more than LOGGED.headers bytes of JSON in all. */
 function boundedHeaders(headers: Array<[string, unknown]>): Record<string, unknown> {
   const logged: Record<string, unknown> = {};
@@ -136,15 +142,10 @@ function serializeRequest(req: IncomingMessage) {
   ) as typeof serialized.headers;
   if (serialized.query && typeof serialized.query === 'object') {
     const query = Object.fromEntries(Object.entries(serialized.query).map(([k, v]) => [k, SECRET_PARAMETER.test(k) ? CENSOR : withoutSemicolonSecrets(v)]));
-    const size = jsonBytes(query);
-    // The URL above holds the same parameters, cut where it is too long.
-    serialized.query = size <= LOGGED.query ? query : `[${size} bytes, not logged: see url]`;
+    serialized.query = unlessLong(query, LOGGED.query);
   }
-  // The path's parameters (a hosted page's id, decoded): the URL holds them too.
-  if (serialized.params && typeof serialized.params === 'object') {
-    const size = jsonBytes(serialized.params);
-    if (size > LOGGED.params) serialized.params = `[${size} bytes, not logged: see url]`;
-  }
+  // The path's parameters (a hosted page's id, decoded).
+  if (serialized.params && typeof serialized.params === 'object') serialized.params = unlessLong(serialized.params, LOGGED.params);
   return serialized;
 }
 
