@@ -5,12 +5,13 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
-import { fileURLToPath, pathToFileURL } from 'node:url';
+import { fileURLToPath } from 'node:url';
 import { Worker } from 'node:worker_threads';
 import { lockDataDirectory, type DataDirectoryLock, type LockOptions } from './data-directory-lock.ts';
 import { isOnDisk, privateDataDirectory, type MadePrivate } from './data-directory.ts';
 import type { MaintenanceChange, MaintenanceTimings } from './pglite-maintenance.ts';
 import { pgliteSnapshot } from './pglite-snapshot.ts';
+import { workerFromSources } from './pglite-worker-from-sources.ts';
 import type { WorkerData, WorkerError, WorkerNotice, WorkerOpen, WorkerReply, WorkerRequest } from './pglite-worker-protocol.ts';
 import { rethrowWithoutValues, withoutQuotedValues, type QueryResult, type Queryable, type Store } from './store.ts';
 
@@ -41,10 +42,8 @@ function workerExecArgv(): string[] {
 }
 
 /**
- * A worker thread runs plain Node: from the sources it needs tsx (a devDependency; the published
- * package runs the compiled .js). Node 20 does not apply `--import` hooks to a worker's entry
- * module, so the worker starts from a line that registers tsx, then imports the entry; vitest
- * transforms the main thread only, so this holds under vitest too.
+ * A worker thread runs plain Node: from the sources (tsx, vitest) it starts from the entry bundled
+ * into plain JavaScript (pglite-worker-from-sources.ts); the published package runs the compiled .js.
  *
  * Node refuses a worker's explicit execArgv that holds an option a thread cannot have (V8's and
  * the process's own, `--no-wasm-tier-up`, `--title`: ERR_WORKER_INVALID_EXEC_ARGV), which a
@@ -55,10 +54,7 @@ function workerExecArgv(): string[] {
 function spawnWorker(workerData: WorkerData): Worker {
   const options = { workerData, resourceLimits: WORKER_LIMITS };
   const spawn = (execArgv: string[]) => {
-    if (!FROM_SOURCES) return new Worker(WORKER_ENTRY, { ...options, execArgv });
-    const tsx = new URL('dist/esm/api/index.mjs', pathToFileURL(createRequire(import.meta.url).resolve('tsx/package.json'))).href;
-    const start = `import(${JSON.stringify(tsx)}).then((tsx) => tsx.register()).then(() => import(${JSON.stringify(WORKER_ENTRY.href)}))`;
-    return new Worker(start, { ...options, eval: true, execArgv });
+    return new Worker(FROM_SOURCES ? workerFromSources(WORKER_ENTRY) : WORKER_ENTRY, { ...options, execArgv });
   };
   let execArgv = workerExecArgv();
   for (;;) {
