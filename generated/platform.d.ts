@@ -1087,6 +1087,13 @@ export interface components {
          *     Σ amount × quantity + shipping, a subscription charge's installment + shippings) stays within it
          *     too: a link, subscription or installment change whose total would exceed it is refused with a
          *     422 in the area's error shape, never charged.
+         *
+         *     **Package decision (the seed gives the rule, not what refuses it):** an amount of a currency
+         *     without cents (ISO 4217 minor unit 0: CLP among the seed's currencies) that does not end in 00
+         *     (`15001` CLP) is not an amount of that currency, and is refused with a 422 in the area's error
+         *     shape naming the field, wherever a request brings one: a payment intent's amounts (all in
+         *     `payment.currency`), a sandbox link's, plan's or subscription's, a floating installment's
+         *     `new_amount`. The package's money helpers (`@payment-platform/contract/money`) apply the same rule.
          * @example 15000
          */
         MinorUnitAmount: number;
@@ -1132,6 +1139,10 @@ export interface components {
         CardBrand: "VISA" | "MASTERCARD" | "AMEX" | "ELO" | "HIPERCARD" | "CABAL" | "CARNET";
         /**
          * @description ISO 4217 alpha-3 currency code (main ones BRL, ARS, CLP, MXN, EUR, UYU, USD, COP, PEN).
+         *
+         *     **Package decision:** a currency with three or four decimals (KWD, BHD, CLF, ...) cannot be
+         *     carried by the platform's amounts, whose last two digits are cents; the sandbox refuses it where
+         *     a seller's, a link's or a plan's currency is set (422 `validation_error`).
          * @example BRL
          */
         CurrencyCode: string;

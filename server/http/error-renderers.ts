@@ -136,7 +136,8 @@ export type RecurrenceArea = keyof typeof RECURRENCE_MODULES;
 export function recurrenceErrorBody(e: ApiError, area: RecurrenceArea): RenderedError {
   const message = e.status === 401 || e.status === 429 ? statusMessage(e.status) : e.message;
   const body: Record<string, unknown> = { message, name: RECURRENCE_MODULES[area], status_code: e.status, ...e.fields };
-  if (e.status === 400 && e.problems.length) {
+  // 400: the schema's problems; 422: the fields a rule refused (an amount breaking the money rule).
+  if (e.problems.length) {
     body.details = e.problems.map((p) => ({
       error_code: p.keyword === 'required' ? 'required_field' : p.keyword === 'enum' || p.keyword === 'const' ? 'unknown_value' : 'invalid_field',
       description: describe(p),

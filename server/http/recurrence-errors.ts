@@ -2,7 +2,7 @@
 // three throw them: the fixed message of `RecurrenceError`, plus the ids the body carries
 // (rendered by error-renderers.ts).
 import type { components } from './contract.ts';
-import { ApiError } from './errors.ts';
+import { ApiError, type Problem } from './errors.ts';
 
 export type RecurrenceErrorPayment = components['schemas']['RecurrenceErrorPayment'];
 
@@ -15,7 +15,8 @@ export interface RecurrenceErrorFields {
   payments?: RecurrenceErrorPayment[];
 }
 
-export function recurrenceError(status: number, message: string, fields: RecurrenceErrorFields = {}): ApiError {
+/** `details` name the request's fields at fault, when the error is about some. */
+export function recurrenceError(status: number, message: string, fields: RecurrenceErrorFields = {}, details: Problem[] = []): ApiError {
   const present = Object.fromEntries(Object.entries(fields).filter(([, v]) => v !== undefined));
-  return new ApiError(status, undefined, message, [], {}, present);
+  return new ApiError(status, undefined, message, details, {}, present);
 }

@@ -4,7 +4,7 @@ import { brandOfBin } from '../acquirer/brands.ts';
 import type { AccessTokenClaims } from '../authentication/access-tokens.ts';
 import { LAST_DATE, withinPlatformDates } from '../http/formats.ts';
 import type { components } from '../http/contract.ts';
-import { MAX_AMOUNT, withinAmountBound } from '../http/amounts.ts';
+import { centsProblems, MAX_AMOUNT, withinAmountBound } from '../http/amounts.ts';
 import { ApiError, type Problem } from '../http/errors.ts';
 import { recurrenceError, type RecurrenceErrorFields } from '../http/recurrence-errors.ts';
 import { planRepository, type RecurrenceSeller, type StoredPlan } from '../plan/repository.ts';
@@ -43,6 +43,7 @@ export const MESSAGES = {
   dateOutOfOrder: 'new_scheduled_date must be after today and keep the installments in order',
   chargeTooLarge: `An installment plus the shippings must be at most ${MAX_AMOUNT} minor units`,
   scheduleTooLate: `The plan's installments from this start date would run past ${LAST_DATE}`,
+  noCents: "An amount of a currency without cents must end in 00 (the plan's currency)",
 } as const;
 
 /** Every charge (an installment's amount plus the shippings) must be an amount the contract carries. */
@@ -186,7 +187,8 @@ export async function createSubscription(store: Store, input: CreateSubscription
     }
     if (body.seller_id.toLowerCase() !== sellerId.toLowerCase()) throw recurrenceError(422, MESSAGES.sellerMismatch, { seller_id: sellerId });
     const plan = await planOfSeller(plans, sellerId, body.plan_id);
-    const refuse = (message: string) => recurrenceError(422, message, { combined_id: plan.plan_id, order_id: body.order_id, seller_id: sellerId } satisfies RecurrenceErrorFields);
+    const refuse = (message: string, details?: Problem[]) =>
+      recurrenceError(422, message, { combined_id: plan.plan_id, order_id: body.order_id, seller_id: sellerId } satisfies RecurrenceErrorFields, details);
     const method = methodOf(body);
     const today = utcDate(now);
     if (!planTakesSubscriptions(plan)) throw refuse(MESSAGES.planInactive);
@@ -200,7 +202,10 @@ export async function createSubscription(store: Store, input: CreateSubscription
 
     const installments = installmentRows(plan, start);
     if (!withinPlatformDates(installments[installments.length - 1]!.scheduledDate)) throw refuse(MESSAGES.scheduleTooLate);
-    const shippingAmount = (body.subscription.shippings ?? []).reduce((sum, s) => sum + (s.shipping_amount ?? 0), 0);
+    const shippings = body.subscription.shippings ?? [];
+    const notCents = centsProblems(plan.currency, shippings.map((s, i) => ({ pointer: `/subscription/shippings/${i}/shipping_amount`, value: s.shipping_amount })));
+    if (notCents.length) throw refuse(MESSAGES.noCents, notCents);
+    const shippingAmount = shippings.reduce((sum, s) => sum + (s.shipping_amount ?? 0), 0);
     if (!chargesWithinBound(installments.map((i) => i.amount), shippingAmount)) throw refuse(MESSAGES.chargeTooLarge);
     const scheduled = start > today;
     const subscription: SubscriptionRow = {
@@ -286,8 +291,8 @@ export async function updateFloatingInstallment(
     const subscription = await subscriptionOfSeller(repo, sellerId, subscriptionId, true);
     // "Today" of a subscription on a sandbox test clock is the clock's.
     const now = input.now ?? (await testClockRepository(tx).timeOfSubscription(subscriptionId)) ?? new Date();
-    const refuse = (message: string, payments?: ReturnType<typeof errorPayment>[]) =>
-      recurrenceError(422, message, { combined_id: subscriptionId, order_id: subscription.orderId, seller_id: sellerId, payments });
+    const refuse = (message: string, payments?: ReturnType<typeof errorPayment>[], details?: Problem[]) =>
+      recurrenceError(422, message, { combined_id: subscriptionId, order_id: subscription.orderId, seller_id: sellerId, payments }, details);
     if (!subscriptionAcceptsChanges(subscription)) throw refuse(MESSAGES.notActive);
     const installments = await repo.listInstallments(subscriptionId);
     const target = installments.find((i) => i.installment === number);
@@ -300,6 +305,11 @@ export async function updateFloatingInstallment(
     if (date !== undefined) {
       const [previous, next] = [installments.find((i) => i.installment === number - 1), installments.find((i) => i.installment === number + 1)];
       if (!newDateKeepsOrder(date, utcDate(now), previous, next)) throw refuse(MESSAGES.dateOutOfOrder);
+    }
+    if (change.new_amount !== undefined) {
+      const plan = await planRepository(tx).findPlan(sellerId, subscription.planId);
+      const notCents = plan ? centsProblems(plan.currency, [{ pointer: '/new_amount', value: change.new_amount }]) : [];
+      if (notCents.length) throw refuse(MESSAGES.noCents, undefined, notCents);
     }
     if (change.new_amount !== undefined && !chargesWithinBound([change.new_amount], subscription.shippingAmount)) throw refuse(MESSAGES.chargeTooLarge);
     const updated: InstallmentRow = {

@@ -1,7 +1,7 @@
 // Payment intents: the rules that depend on the token's seller (the schema carries the rest), then
 // the intent is stored with everything the hosted checkout page needs, and its address returned.
 import { randomUUID } from 'node:crypto';
-import { MAX_AMOUNT, withinAmountBound } from '../http/amounts.ts';
+import { centsProblems, MAX_AMOUNT, withinAmountBound } from '../http/amounts.ts';
 import { isGuid } from '../authentication/bearer.ts';
 import type { components } from '../http/contract.ts';
 import type { Problem } from '../http/errors.ts';
@@ -15,7 +15,7 @@ export type PaymentIntent = Schemas['PaymentIntent'];
 /** Partial: the validator fills the contract's defaults in, but the rules do not rely on it. */
 type Configurations = Partial<NonNullable<PaymentIntentRequest['configurations']>>;
 /** What the rules read of a request. */
-type RuledRequest = Pick<PaymentIntentRequest, 'customer' | 'payment'> & { configurations?: Configurations };
+type RuledRequest = Pick<PaymentIntentRequest, 'customer' | 'payment' | 'product' | 'shipping' | 'additional_data'> & { configurations?: Configurations };
 
 /** Contract decision: payable until Authorized or 24 hours after creation. */
 export const PAYMENT_INTENT_LIFETIME_MS = 24 * 60 * 60 * 1000;
@@ -89,6 +89,21 @@ export function amountViolations(payment: PaymentIntentRequest['payment']): Prob
   return [fieldProblem('payment.amount', `must be at most ${MAX_AMOUNT}`)];
 }
 
+/**
+ * The seed's money rule for every amount of the intent, all in `payment.currency`: a currency
+ * without cents ends in 00. Checked once the currency is the seller's (else currencyViolations says so).
+ */
+export function centsViolations(seller: Pick<CheckoutSeller, 'currencies'>, request: Pick<RuledRequest, 'payment' | 'product' | 'shipping' | 'additional_data'>): Problem[] {
+  const currency = request.payment?.currency;
+  if (!currency || !seller.currencies.includes(currency)) return [];
+  return centsProblems(currency, [
+    { pointer: '/payment/amount', value: request.payment?.amount },
+    ...(request.product ?? []).map((p, i) => ({ pointer: `/product/${i}/value`, value: p.value })),
+    { pointer: '/shipping/shipping_amount', value: request.shipping?.shipping_amount },
+    ...(request.additional_data?.rates ?? []).map((r, i) => ({ pointer: `/additional_data/rates/${i}/value`, value: r.value })),
+  ]);
+}
+
 /** card_verification and preauthorization `true` need the seller's service of the same name (403). */
 export function requireFlowServices(seller: CheckoutSeller, configurations: Configurations | undefined): void {
   for (const service of ['card_verification', 'preauthorization'] as const) {
@@ -115,6 +130,7 @@ export function checkPaymentIntentRules(seller: CheckoutSeller, request: RuledRe
   const fieldProblems = [
     ...amountViolations(request.payment),
     ...currencyViolations(seller, request.payment),
+    ...centsViolations(seller, request),
     ...brazilianDocumentViolations(seller.country, request.customer),
   ];
   if (fieldProblems.length) throw validationError(fieldProblems);

@@ -9,7 +9,7 @@ import { orderTotal } from '../../payment-link/orders.ts';
 import { paymentLinkRepository, type PaymentLinkRow } from '../../payment-link/repository.ts';
 import { foldCase, newShortId } from '../../payment-link/service.ts';
 import type { Store } from '../../store/store.ts';
-import { checkCountryMethods, checkSellerCurrency, validationError } from '../sellers/service.ts';
+import { checkCents, checkCountryMethods, checkCurrenciesCarried, checkSellerCurrency, validationError } from '../sellers/service.ts';
 
 type SandboxPaymentLinkCreate = components['schemas']['SandboxPaymentLinkCreate'];
 
@@ -56,6 +56,11 @@ export async function createSandboxPaymentLink(
   checkCountryMethods(seller.country, payment, '/payment');
   const currency = input.currency ?? defaults?.currency ?? seller.currencies[0]!;
   checkSellerCurrency(seller.currencies, currency, '/currency');
+  checkCurrenciesCarried([{ pointer: '/currency', value: currency }]);
+  checkCents(currency, [
+    ...input.products.map((p, i) => ({ pointer: `/products/${i}/amount`, value: p.amount })),
+    { pointer: '/shipping_amount', value: input.shipping_amount },
+  ]);
   const expiration = input.expiration ? new Date(input.expiration) : (defaults?.expiration ?? null);
   checkExpirationAhead(expiration, now);
 

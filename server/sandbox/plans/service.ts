@@ -7,6 +7,7 @@ import { planRepository, type StoredPlan } from '../../plan/repository.ts';
 import { isoSeconds } from '../../http/time.ts';
 import { debitPlanBlockedInBrazil } from '../../plan/service.ts';
 import type { Store } from '../../store/store.ts';
+import { checkCents, checkCurrenciesCarried } from '../sellers/service.ts';
 
 type SandboxPlanCreate = components['schemas']['SandboxPlanCreate'];
 
@@ -32,6 +33,12 @@ export async function createSandboxPlan(store: Store, body: SandboxPlanCreate, n
     const repo = planRepository(tx);
     const seller = await repo.findSeller(body.seller_id);
     if (!seller) throw new ApiError(404, 'seller_not_found', 'Seller not found');
+    checkCurrenciesCarried([{ pointer: '/currency', value: body.currency }]);
+    checkCents(body.currency, [
+      { pointer: '/amount', value: body.amount },
+      { pointer: '/sales_tax', value: body.sales_tax },
+      ...(body.floating_data ?? []).map((entry, i) => ({ pointer: `/floating_data/${i}/amount`, value: entry.amount })),
+    ]);
     const status = body.status ?? 'active';
     if (debitPlanBlockedInBrazil(body, status, seller.country)) {
       throw unprocessable('A debit_card plan of a Brazilian seller cannot be active', '/payment_types');

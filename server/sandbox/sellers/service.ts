@@ -5,6 +5,7 @@ import { authenticationRepository } from '../../authentication/repository.ts';
 import { GATEWAY_SCOPE } from '../../authentication/scope.ts';
 import { hashClientSecret } from '../../authentication/secrets.ts';
 import type { components } from '../../http/contract.ts';
+import { centsProblems, currencyProblem, type AmountAt } from '../../http/amounts.ts';
 import { ApiError, type Problem } from '../../http/errors.ts';
 import { everyService } from '../../payment-link/bodies.ts';
 import { isMethodAvailable, unavailableMethodProblems, type CountryCode, type PaymentMethods } from '../../payment-link/payment-methods.ts';
@@ -73,8 +74,24 @@ export interface CreatedSandboxSeller {
   credentials: { client_id: string; client_secret: string; scope: string };
 }
 
+/** 422 for each currency the platform cannot carry (more than two decimals: the contract's money module). */
+export function checkCurrenciesCarried(currencies: ReadonlyArray<{ pointer: string; value: string }>): void {
+  const problems = currencies.flatMap(({ pointer, value }): Problem[] => {
+    const message = currencyProblem(value);
+    return message ? [{ location: 'body', pointer, message }] : [];
+  });
+  if (problems.length) throw validationError(problems);
+}
+
+/** 422 for each amount of `currency` that breaks the seed's money rule (a currency without cents ends in 00). */
+export function checkCents(currency: string, amounts: readonly AmountAt[]): void {
+  const problems = centsProblems(currency, amounts);
+  if (problems.length) throw validationError(problems);
+}
+
 export async function createSandboxSeller(store: Store, input: SandboxSellerCreate): Promise<CreatedSandboxSeller> {
   const country = input.country as CountryCode;
+  checkCurrenciesCarried(input.currencies.map((value, i) => ({ pointer: `/currencies/${i}`, value })));
   const payments = (input.payments as PaymentMethods | undefined) ?? defaultPayments(country, input.currencies);
   checkCountryMethods(country, payments, '/payments');
   const seller: SellerRow = {
