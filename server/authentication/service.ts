@@ -92,7 +92,7 @@ export function authenticationService(
     const client = await repository.findApiClient(clientId);
     let matches: boolean;
     try {
-      matches = await secrets.verify(clientSecret, client?.secretHash ?? (await hashForUnknownClient()), boundedVerifier(counted, addressKey(ip)));
+      matches = await secrets.verify(clientSecret, client?.secretHash ?? (await hashForUnknownClient()), { slow: boundedVerifier(counted, addressKey(ip)), clientId });
     } catch (error) {
       if (error instanceof HashingBusy) throw hashingBusy();
       throw error;

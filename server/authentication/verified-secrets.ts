@@ -10,8 +10,9 @@
 // - Entries are keyed by the stored hash read from the database on each call, so a rotated, changed
 //   or deleted credential is never answered from the cache.
 // - Failure paths are unchanged: a wrong secret always waits for scrypt (entry or not, known client
-//   or not; identical calls under way at once share one), failures are never remembered, and a mismatch keeps the entry (wrong guesses cannot evict
-//   a client's entry). Only the correct secret is fast, which tells a caller nothing it did not know.
+//   or not; identical calls under way at once, for the same client id, share one), failures are
+//   never remembered, and a mismatch keeps the entry (wrong guesses cannot evict a client's entry).
+//   Only the correct secret is fast, which tells a caller nothing it did not know.
 // - Bounded (least recently used entries evicted first), so memory cannot grow without bound.
 import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
 import { LRUCache } from 'lru-cache';
@@ -33,22 +34,27 @@ export function verifiedSecrets({ verify = verifyClientSecret, maxEntries = MAX_
   const entries = new LRUCache<string, Buffer>({ max: maxEntries });
   const mac = (secret: string) => createHmac('sha256', key).update(secret, 'utf8').digest();
   /**
-   * Checks under way, by stored hash and HMAC of the presented secret: calls that arrive together
-   * with the same pair (a client's burst of first calls) share one scrypt instead of queueing one
-   * each on the thread pool. Only identical pairs share, so they share the same answer.
+   * Checks under way, by client id, stored hash and HMAC of the presented secret: calls that arrive
+   * together with the same three (a client's burst of first calls) share one scrypt instead of
+   * queueing one each on the thread pool. Only identical calls share, so they share the same answer.
+   * The client id is part of the key because every unknown id is checked against one stored hash
+   * (the service's dummy): without it, a call for an unknown id joined another unknown id's check
+   * under way with the same secret and finished with it, while a known id waited for its own
+   * scrypt, which told whether a client id exists.
    */
   const inFlight = new Map<string, Promise<boolean>>();
 
   return {
     /**
      * Whether the secret matches the stored hash: from memory when it did before, by `slow` otherwise
-     * (this cache's `verify` unless the call brings its own: the service's bounded one).
+     * (this cache's `verify` unless the call brings its own: the service's bounded one). `clientId`
+     * is the id presented with the secret, known or not.
      */
-    async verify(secret: string, stored: string, slow: SecretVerifier = verify): Promise<boolean> {
+    async verify(secret: string, stored: string, { slow = verify, clientId = '' }: { slow?: SecretVerifier; clientId?: string } = {}): Promise<boolean> {
       const presented = mac(secret);
       const remembered = entries.get(stored);
       if (remembered && timingSafeEqual(presented, remembered)) return true;
-      const pair = `${stored}\n${presented.toString('base64')}`;
+      const pair = JSON.stringify([clientId, stored, presented.toString('base64')]);
       let check = inFlight.get(pair);
       if (!check) {
         check = slow(secret, stored)

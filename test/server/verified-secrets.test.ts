@@ -48,6 +48,18 @@ describe('verifiedSecrets', () => {
     expect(scrypt).toHaveBeenCalledTimes(3);
   });
 
+  it('shares a check under way only between calls of the same client id (unknown ids share one stored hash)', async () => {
+    const scrypt = countingScrypt();
+    const secrets = verifiedSecrets({ verify: scrypt });
+    const answers = await Promise.all([
+      secrets.verify('guess', stored, { clientId: 'unknown-1' }),
+      secrets.verify('guess', stored, { clientId: 'unknown-2' }),
+      secrets.verify('guess', stored, { clientId: 'unknown-2' }),
+    ]);
+    expect(answers).toEqual([false, false, false]);
+    expect(scrypt).toHaveBeenCalledTimes(2);
+  });
+
   it('still runs scrypt for a wrong secret after a cached success, and refuses it', async () => {
     const scrypt = countingScrypt();
     const secrets = verifiedSecrets({ verify: scrypt });
@@ -169,6 +181,14 @@ describe('the token endpoints', () => {
   it('runs scrypt for every call of an unknown client id', async () => {
     for (let i = 0; i < 2; i++) expect((await firstForm({ client_id: 'nobody', client_secret: 'whatever' })).status).toBe(401);
     expect(scryptCalls).toHaveBeenCalledTimes(2);
+  });
+
+  it('runs a scrypt of its own for each unknown client id, even when another is checked at once with the same secret', async () => {
+    // A call for an unknown id used to join another unknown id's check under way (one dummy hash for
+    // all) and end with it, while a known id waited for its own scrypt: timing told which ids exist.
+    const answers = await Promise.all(['nobody-1', 'nobody-2', 'nobody-3'].map((client_id) => firstForm({ client_id, client_secret: 'same-guess' })));
+    expect(answers.map((res) => [res.status, res.body.error_code])).toEqual(Array(3).fill([401, 'invalid_credentials']));
+    expect(scryptCalls).toHaveBeenCalledTimes(3);
   });
 
   it('refuses the old secret and accepts the new one after the stored secret changes', async () => {
