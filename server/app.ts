@@ -131,6 +131,12 @@ export async function createApp(deps: AppDeps, extraAreas: AreaRoutes[] = []): P
   // counted by address apart from the API.
   app.use(['/checkout', '/pay'], rateLimitPages(config.rateLimit));
   app.use(checkoutPages(deps));
+  // The API's answers are per caller and some carry secrets (a new seller's client_secret): no
+  // cache keeps any of them, errors included.
+  app.use((_req, res, next) => {
+    res.set('Cache-Control', 'no-store');
+    next();
+  });
   const limitPerClient = rateLimitPerClient(config.rateLimit);
   app.use(
     authenticateByContract(

@@ -12,8 +12,9 @@ export type { HostResolver };
  * Not public (IANA special-purpose registries): this network, private, shared (CGNAT), loopback,
  * link-local, protocol assignments, documentation, benchmarking, 6to4 relay, multicast, reserved and
  * broadcast; IPv6 unspecified, loopback and IPv4-compatible (::/96), IPv4-translated
- * (::ffff:0:0:0/96, SIIT), NAT64 and 6to4 (they carry an IPv4 address), discard, protocol assignments (Teredo), documentation, unique local, link-local,
- * site-local and multicast. IPv4-mapped IPv6 (::ffff:a.b.c.d) is checked as its IPv4 address by
+ * (::ffff:0:0:0/96, SIIT), NAT64 and 6to4 (they carry an IPv4 address), discard, protocol
+ * assignments (Teredo), documentation (2001:db8::/32, and 3fff::/20 of RFC 9637), SRv6 segment
+ * identifiers (5f00::/16, RFC 9602), unique local, link-local, site-local and multicast. IPv4-mapped IPv6 (::ffff:a.b.c.d) is checked as its IPv4 address by
  * BlockList itself.
  */
 const NOT_PUBLIC = new BlockList();
@@ -45,6 +46,8 @@ for (const [network, prefix] of [
   ['2001::', 23],
   ['2001:db8::', 32],
   ['2002::', 16],
+  ['3fff::', 20],
+  ['5f00::', 16],
   ['fc00::', 7],
   ['fe80::', 10],
   ['fec0::', 10],

@@ -40,6 +40,9 @@ describe('isPublicAddress', () => {
     ['64:ff9b::7f00:1', 'NAT64 of a loopback address'],
     ['2002:7f00:1::1', '6to4 of a loopback address'],
     ['2001:db8::1', 'documentation'],
+    ['3fff::1', 'documentation 3fff::/20 (RFC 9637)'],
+    ['3fff:fff:ffff::1', 'documentation 3fff::/20, top'],
+    ['5f00::1', 'SRv6 segment identifiers 5f00::/16 (RFC 9602)'],
     ['fc00::1', 'unique local fc00::/7'],
     ['fdff:ffff::1', 'unique local fc00::/7, top'],
     ['fe80::1', 'link-local fe80::/10'],
@@ -59,6 +62,8 @@ describe('isPublicAddress', () => {
     ['::ffff:8.8.8.8', 'IPv4-mapped public address'],
     [PUBLIC_V6, 'public IPv6'],
     ['2001:4860:4860::8888', 'public IPv6 in 2001::/16'],
+    ['3fff:1000::1', 'just above 3fff::/20'],
+    ['5f01::1', 'just above 5f00::/16'],
   ])('%s is public (%s)', (address) => expect(isPublicAddress(address)).toBe(true));
 });
 

@@ -9,6 +9,7 @@ import { createSandboxPaymentLink, maxOrdersOf } from '../../server/sandbox/paym
 import { defaultPayments } from '../../server/sandbox/sellers/service.ts';
 import { BASE, createLink, createSeller, PNG, product, STORES, upload } from './support/payment-link.ts';
 import { expectNoStackTrace, type TestServer, ADMIN, startPlatformServer } from './support/server.ts';
+import { tokenOf } from './support/sellers.ts';
 
 const AVAILABILITY: Record<string, string[]> = {
   BR: ['credit', 'debit', 'bankslip', 'instant_payment', 'google_pay', 'apple_pay'],
@@ -81,6 +82,19 @@ describe.each(STORES)('sandbox sellers and payment links (%s)', (kind) => {
   afterAll(() => server?.close());
 
   describe('POST /sandbox/v1/sellers', () => {
+    it('answers Cache-Control: no-store, as every API answer (its client_secret, an error)', async () => {
+      const created = await server.http.post('/sandbox/v1/sellers').set('Authorization', ADMIN).send({ trade_name: 'Sem Cache', email: 'c@example.com', country: 'BR', currencies: ['BRL'] });
+      expect(created.status).toBe(201);
+      expect(created.body.credentials.client_secret).toEqual(expect.any(String));
+      expect(created.headers['cache-control']).toBe('no-store');
+      const refused = await server.http.post('/sandbox/v1/sellers').set('Authorization', 'Bearer wrong').send({});
+      expect(refused.status).toBe(401);
+      expect(refused.headers['cache-control']).toBe('no-store');
+      const config = await server.http.get('/dpy/payment-link/v1/payment-links/business-configurations').set('Authorization', `Bearer ${await tokenOf(server, { clientId: created.body.credentials.client_id, clientSecret: created.body.credentials.client_secret })}`);
+      expect(config.status).toBe(200);
+      expect(config.headers['cache-control']).toBe('no-store');
+    });
+
     it('creates a seller with the defaults, credentials that issue a token, and its business configuration', async () => {
       const res = await server.http
         .post('/sandbox/v1/sellers')
