@@ -1,7 +1,8 @@
 // The stores every server suite runs on: in-memory PGlite always, and a PostgreSQL server when
 // DATABASE_URL is set, each store on a schema of its own (dropped after the test file), so suites
 // running at once never see each other's rows. In-memory PGlite stores start from the run's
-// initdb cluster (test/support/global-setup.ts) and are migrated by whoever opens them.
+// migrated cluster, as an in-memory sandbox starts from the package's (test/support/global-setup.ts);
+// whoever opens one still runs the migrations, which find nothing to do.
 import { randomUUID } from 'node:crypto';
 import { inject } from 'vitest';
 import { copyFile, mkdtemp, rm } from 'node:fs/promises';
@@ -19,11 +20,11 @@ export const STORES: Array<'pglite' | 'postgres'> = DATABASE_URL ? ['pglite', 'p
 
 /**
  * A store as the server opens it, except that PGlite in memory, or on a data directory with no
- * cluster yet, starts from the run's initdb cluster rather than the package's migrated snapshot
- * (an existing data directory or a DATABASE_URL is opened as given).
+ * cluster yet, starts from the run's migrated cluster rather than the package's snapshot (which a
+ * clone has only once built); an existing data directory or a DATABASE_URL is opened as given.
  */
 export function openTestStore(options: StoreOptions): Promise<Store> {
-  return openStore({ pgliteSnapshot: inject('pgliteClusterSnapshot'), ...options });
+  return openStore({ pgliteSnapshot: inject('pgliteMigratedSnapshot'), ...options });
 }
 
 const schemas: string[] = [];
