@@ -4,7 +4,7 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createLocalJWKSet, jwtVerify } from 'jose';
-import { beforeEach, describe, expect, inject, it } from 'vitest';
+import { beforeEach, describe, expect, it } from 'vitest';
 import { loadSigningKeys } from '../../server/authentication/keys.ts';
 import { authenticationRepository } from '../../server/authentication/repository.ts';
 import { createLogger } from '../../server/http/logging.ts';
@@ -16,7 +16,7 @@ import type { ListenChange } from '../../server/store/postgres-announcements.ts'
 import { openPostgresStore } from '../../server/store/postgres-store.ts';
 import { rethrowWithoutValues, type Store } from '../../server/store/store.ts';
 import { DEMO, ISSUER, startTestServer, tokenForm } from './support/server.ts';
-import { DATABASE_URL, freshPostgresSchema, freshPostgresSchemaUrl, listeningInstances, terminateListeners } from './support/stores.ts';
+import { DATABASE_URL, freshPostgresSchema, freshPostgresSchemaUrl, listeningInstances, openUnmigratedPglite, terminateListeners } from './support/stores.ts';
 import { tcpProxy } from './support/tcp-proxy.ts';
 
 const silent = createLogger('silent');
@@ -253,7 +253,7 @@ function storeSuite(name: string, freshDatabase: () => Promise<Opener>) {
  * from the run's initdb cluster, no migration applied: the suite applies them.
  */
 async function freshPglite(): Promise<Opener> {
-  const db = await openStore({ pgliteSnapshot: inject('pgliteClusterSnapshot') });
+  const db = await openUnmigratedPglite();
   let users = 0;
   return async () => {
     users++;

@@ -27,6 +27,11 @@ export function openTestStore(options: StoreOptions): Promise<Store> {
   return openStore({ pgliteSnapshot: inject('pgliteMigratedSnapshot'), ...options });
 }
 
+/** In-memory PGlite from the run's initdb cluster, no migration applied: for the suites of the migrations themselves. */
+export function openUnmigratedPglite(): Promise<Store> {
+  return openStore({ pgliteSnapshot: inject('pgliteClusterSnapshot') });
+}
+
 const schemas: string[] = [];
 
 /** Drops the schemas made so far; run after each test file (test/support/per-file.ts). */
@@ -109,7 +114,7 @@ export const STORE_KINDS: StoreKind[] = STORES.map((kind) => ({
  */
 export async function storeBeforeMigration(kind: 'pglite' | 'postgres', version: string): Promise<{ store: Store; close: () => Promise<void> }> {
   const earlier = await mkdtemp(join(tmpdir(), 'migrations-'));
-  const store = kind === 'postgres' ? await (await freshPostgresSchema())() : await openTestStore({});
+  const store = kind === 'postgres' ? await (await freshPostgresSchema())() : await openUnmigratedPglite();
   for (const m of (await listMigrations()).filter((m) => m.version < version)) await copyFile(m.file, join(earlier, `${m.version}_${m.name}.sql`));
   await migrate(store, earlier);
   return { store, close: async () => (await store.close(), await rm(earlier, { recursive: true, force: true })) };
