@@ -245,11 +245,11 @@ var schema46 = { "type": "object", "description": "What the hosted checkout fron
 var formats0 = /^(?:urn:uuid:)?[0-9a-f]{8}-(?:[0-9a-f]{4}-){3}[0-9a-f]{12}$/i;
 var formats8 = require_formats().fullFormats.int32;
 var pattern4 = new RegExp("^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-4[0-9a-fA-F]{3}-[89abAB][0-9a-fA-F]{3}-[0-9a-fA-F]{12}$", "u");
-var schema35 = { "type": "object", "description": 'The buyer. Sent in the payment intent request and echoed, with the same shape, in the checkout\nnotification.\n\nRules the server enforces (they depend on the seller\'s country, which the request does not hold):\n\n- For a BR seller, `document_number` must be a valid CPF (11 digits, both check digits right)\n  when `document_type` is `CPF`, and a valid CNPJ (14 digits, both check digits right) when it is\n  `CNPJ`; otherwise 422 `validation_error` on `customer.document_number`.\n- For a BR seller, `customer_id` must correspond to a valid CPF. **Package decision (the seed says\n  only that an invalid one "can trigger fraud prevention that blocks payment"):** the intent is not\n  refused; the payment of a customer whose `customer_id` is neither a valid CPF nor a valid CNPJ is\n  denied by fraud prevention (notification `payment.result.status` `Denied`, `return_code`\n  `FRAUD_PREVENTION`, `return_message` `Denied by fraud prevention`).\n', "required": ["customer_id", "first_name", "last_name", "name", "email", "document_type", "document_number", "billing_address"], "properties": { "customer_id": { "maxLength": 64, "type": "string", "pattern": "^[A-Za-z0-9]+$", "description": "The merchant's id of the buyer: letters and digits only, no separators. Recommended to equal\n`document_number`; for BR it must correspond to a valid CPF (see above).\n" }, "first_name": { "type": "string", "pattern": "^[^\\u0000-\\u0008\\u000B\\u000C\\u000E-\\u001F\\u007F]*$", "maxLength": 60, "minLength": 1, "description": "First name." }, "last_name": { "type": "string", "pattern": "^[^\\u0000-\\u0008\\u000B\\u000C\\u000E-\\u001F\\u007F]*$", "maxLength": 60, "minLength": 1, "description": "Last name." }, "name": { "type": "string", "pattern": "^[^\\u0000-\\u0008\\u000B\\u000C\\u000E-\\u001F\\u007F]*$", "maxLength": 120, "minLength": 1, "description": "Full name." }, "email": { "maxLength": 254, "type": "string", "format": "email", "description": "E-mail address." }, "document_type": { "$ref": "#/components/schemas/CheckoutDocumentType" }, "document_number": { "type": "string", "pattern": "^[^\\u0000-\\u0008\\u000B\\u000C\\u000E-\\u001F\\u007F]*$", "maxLength": 20, "minLength": 1, "description": "Document number, digits only for CPF and CNPJ; for a BR seller a valid CPF (or CNPJ with `document_type` `CNPJ`)." }, "phone_number": { "type": "string", "pattern": "^[^\\u0000-\\u0008\\u000B\\u000C\\u000E-\\u001F\\u007F]*$", "maxLength": 20, "description": "Phone number, digits only with country and area code recommended (e.g. `5511987654321`)." }, "gender": { "type": "string", "description": "Gender.", "enum": ["Female", "Male", "Intersex", "Trans", "Non-Conforming", "Personal", "Eunuch"] }, "checked_email": { "type": "boolean", "description": "Whether the seller verified the e-mail when the customer registered at the store." }, "billing_address": { "$ref": "#/components/schemas/CheckoutAddress" } } };
+var schema35 = { "type": "object", "description": 'The buyer. Sent in the payment intent request and echoed, with the same shape, in the checkout\nnotification.\n\nRules the server enforces (they depend on the seller\'s country, which the request does not hold):\n\n- For a BR seller, `document_number` must be a valid CPF (11 digits, both check digits right)\n  when `document_type` is `CPF`, and a valid CNPJ (14 digits, both check digits right) when it is\n  `CNPJ`; otherwise 422 `validation_error` on `customer.document_number`.\n- For a BR seller, `customer_id` must correspond to a valid CPF. **Package decision (the seed says\n  only that an invalid one "can trigger fraud prevention that blocks payment"):** the intent is not\n  refused; the payment of a customer whose `customer_id` is neither a valid CPF nor a valid CNPJ is\n  denied by fraud prevention (notification `payment.result.status` `Denied`, `return_code`\n  `FRAUD_PREVENTION`, `return_message` `Denied by fraud prevention`).\n', "required": ["customer_id", "first_name", "last_name", "name", "email", "document_type", "document_number", "billing_address"], "properties": { "customer_id": { "maxLength": 64, "type": "string", "pattern": "^[A-Za-z0-9]+$", "description": "The merchant's id of the buyer: letters and digits only, no separators. Recommended to equal\n`document_number`; for BR it must correspond to a valid CPF (see above).\n" }, "first_name": { "type": "string", "pattern": "^[^\\x00-\\x08\\x0B\\x0C\\x0E-\\x1F\\x7F]*$", "maxLength": 60, "minLength": 1, "description": "First name." }, "last_name": { "type": "string", "pattern": "^[^\\x00-\\x08\\x0B\\x0C\\x0E-\\x1F\\x7F]*$", "maxLength": 60, "minLength": 1, "description": "Last name." }, "name": { "type": "string", "pattern": "^[^\\x00-\\x08\\x0B\\x0C\\x0E-\\x1F\\x7F]*$", "maxLength": 120, "minLength": 1, "description": "Full name." }, "email": { "maxLength": 254, "type": "string", "format": "email", "description": "E-mail address." }, "document_type": { "$ref": "#/components/schemas/CheckoutDocumentType" }, "document_number": { "type": "string", "pattern": "^[^\\x00-\\x08\\x0B\\x0C\\x0E-\\x1F\\x7F]*$", "maxLength": 20, "minLength": 1, "description": "Document number, digits only for CPF and CNPJ; for a BR seller a valid CPF (or CNPJ with `document_type` `CNPJ`)." }, "phone_number": { "type": "string", "pattern": "^[^\\x00-\\x08\\x0B\\x0C\\x0E-\\x1F\\x7F]*$", "maxLength": 20, "description": "Phone number, digits only with country and area code recommended (e.g. `5511987654321`)." }, "gender": { "type": "string", "description": "Gender.", "enum": ["Female", "Male", "Intersex", "Trans", "Non-Conforming", "Personal", "Eunuch"] }, "checked_email": { "type": "boolean", "description": "Whether the seller verified the e-mail when the customer registered at the store." }, "billing_address": { "$ref": "#/components/schemas/CheckoutAddress" } } };
 var schema36 = { "type": "string", "description": "Type of the customer's document. The allowed value depends on the seller's country:\n\n| Seller country | Allowed `document_type` |\n|---|---|\n| BR | `CPF` (individuals) or `CNPJ` (companies) |\n| AR | `DNI` |\n| CL | `RUT` |\n| MX | `RFC` |\n| UY | `CI` |\n| ES | `DNI` |\n\n**Package decision (the seed does not show whose country decides):** the seller's country, taken\nfrom the access token, decides; the schema carries the union of the values and the server refuses\na value not allowed for the seller's country with 422 `country_rule_violation` on the field\n`customer.document_type`.\n", "enum": ["CPF", "CNPJ", "DNI", "RUT", "RFC", "CI"] };
 var func1 = require_ucs2length().default;
 var pattern7 = new RegExp("^[A-Za-z0-9]+$", "u");
-var pattern8 = new RegExp("^[^\\u0000-\\u0008\\u000B\\u000C\\u000E-\\u001F\\u007F]*$", "u");
+var pattern8 = new RegExp("^[^\\x00-\\x08\\x0B\\x0C\\x0E-\\x1F\\x7F]*$", "u");
 var formats6 = /^[a-z0-9.!#$%&'*+/=?^_`{|}~-]+@[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?(?:\.[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?)*$/i;
 var pattern19 = new RegExp("^[A-Z]{2}$", "u");
 function validate24(data, { instancePath = "", parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {}) {
@@ -321,7 +321,7 @@ function validate24(data, { instancePath = "", parentData, parentDataProperty, r
           errors++;
         }
         if (!pattern8.test(data0)) {
-          const err6 = { instancePath: instancePath + "/street", schemaPath: "#/properties/street/pattern", keyword: "pattern", params: { pattern: "^[^\\u0000-\\u0008\\u000B\\u000C\\u000E-\\u001F\\u007F]*$" }, message: 'must match pattern "^[^\\u0000-\\u0008\\u000B\\u000C\\u000E-\\u001F\\u007F]*$"' };
+          const err6 = { instancePath: instancePath + "/street", schemaPath: "#/properties/street/pattern", keyword: "pattern", params: { pattern: "^[^\\x00-\\x08\\x0B\\x0C\\x0E-\\x1F\\x7F]*$" }, message: 'must match pattern "^[^\\x00-\\x08\\x0B\\x0C\\x0E-\\x1F\\x7F]*$"' };
           if (vErrors === null) {
             vErrors = [err6];
           } else {
@@ -361,7 +361,7 @@ function validate24(data, { instancePath = "", parentData, parentDataProperty, r
           errors++;
         }
         if (!pattern8.test(data1)) {
-          const err10 = { instancePath: instancePath + "/number", schemaPath: "#/properties/number/pattern", keyword: "pattern", params: { pattern: "^[^\\u0000-\\u0008\\u000B\\u000C\\u000E-\\u001F\\u007F]*$" }, message: 'must match pattern "^[^\\u0000-\\u0008\\u000B\\u000C\\u000E-\\u001F\\u007F]*$"' };
+          const err10 = { instancePath: instancePath + "/number", schemaPath: "#/properties/number/pattern", keyword: "pattern", params: { pattern: "^[^\\x00-\\x08\\x0B\\x0C\\x0E-\\x1F\\x7F]*$" }, message: 'must match pattern "^[^\\x00-\\x08\\x0B\\x0C\\x0E-\\x1F\\x7F]*$"' };
           if (vErrors === null) {
             vErrors = [err10];
           } else {
@@ -392,7 +392,7 @@ function validate24(data, { instancePath = "", parentData, parentDataProperty, r
           errors++;
         }
         if (!pattern8.test(data2)) {
-          const err13 = { instancePath: instancePath + "/complement", schemaPath: "#/properties/complement/pattern", keyword: "pattern", params: { pattern: "^[^\\u0000-\\u0008\\u000B\\u000C\\u000E-\\u001F\\u007F]*$" }, message: 'must match pattern "^[^\\u0000-\\u0008\\u000B\\u000C\\u000E-\\u001F\\u007F]*$"' };
+          const err13 = { instancePath: instancePath + "/complement", schemaPath: "#/properties/complement/pattern", keyword: "pattern", params: { pattern: "^[^\\x00-\\x08\\x0B\\x0C\\x0E-\\x1F\\x7F]*$" }, message: 'must match pattern "^[^\\x00-\\x08\\x0B\\x0C\\x0E-\\x1F\\x7F]*$"' };
           if (vErrors === null) {
             vErrors = [err13];
           } else {
@@ -423,7 +423,7 @@ function validate24(data, { instancePath = "", parentData, parentDataProperty, r
           errors++;
         }
         if (!pattern8.test(data3)) {
-          const err16 = { instancePath: instancePath + "/district", schemaPath: "#/properties/district/pattern", keyword: "pattern", params: { pattern: "^[^\\u0000-\\u0008\\u000B\\u000C\\u000E-\\u001F\\u007F]*$" }, message: 'must match pattern "^[^\\u0000-\\u0008\\u000B\\u000C\\u000E-\\u001F\\u007F]*$"' };
+          const err16 = { instancePath: instancePath + "/district", schemaPath: "#/properties/district/pattern", keyword: "pattern", params: { pattern: "^[^\\x00-\\x08\\x0B\\x0C\\x0E-\\x1F\\x7F]*$" }, message: 'must match pattern "^[^\\x00-\\x08\\x0B\\x0C\\x0E-\\x1F\\x7F]*$"' };
           if (vErrors === null) {
             vErrors = [err16];
           } else {
@@ -454,7 +454,7 @@ function validate24(data, { instancePath = "", parentData, parentDataProperty, r
           errors++;
         }
         if (!pattern8.test(data4)) {
-          const err19 = { instancePath: instancePath + "/city", schemaPath: "#/properties/city/pattern", keyword: "pattern", params: { pattern: "^[^\\u0000-\\u0008\\u000B\\u000C\\u000E-\\u001F\\u007F]*$" }, message: 'must match pattern "^[^\\u0000-\\u0008\\u000B\\u000C\\u000E-\\u001F\\u007F]*$"' };
+          const err19 = { instancePath: instancePath + "/city", schemaPath: "#/properties/city/pattern", keyword: "pattern", params: { pattern: "^[^\\x00-\\x08\\x0B\\x0C\\x0E-\\x1F\\x7F]*$" }, message: 'must match pattern "^[^\\x00-\\x08\\x0B\\x0C\\x0E-\\x1F\\x7F]*$"' };
           if (vErrors === null) {
             vErrors = [err19];
           } else {
@@ -485,7 +485,7 @@ function validate24(data, { instancePath = "", parentData, parentDataProperty, r
           errors++;
         }
         if (!pattern8.test(data5)) {
-          const err22 = { instancePath: instancePath + "/state", schemaPath: "#/properties/state/pattern", keyword: "pattern", params: { pattern: "^[^\\u0000-\\u0008\\u000B\\u000C\\u000E-\\u001F\\u007F]*$" }, message: 'must match pattern "^[^\\u0000-\\u0008\\u000B\\u000C\\u000E-\\u001F\\u007F]*$"' };
+          const err22 = { instancePath: instancePath + "/state", schemaPath: "#/properties/state/pattern", keyword: "pattern", params: { pattern: "^[^\\x00-\\x08\\x0B\\x0C\\x0E-\\x1F\\x7F]*$" }, message: 'must match pattern "^[^\\x00-\\x08\\x0B\\x0C\\x0E-\\x1F\\x7F]*$"' };
           if (vErrors === null) {
             vErrors = [err22];
           } else {
@@ -533,9 +533,12 @@ function validate24(data, { instancePath = "", parentData, parentDataProperty, r
         }
         errors++;
       }
-      if (typeof data6 === "string") {
-        if (func1(data6) > 2) {
-          const err27 = { instancePath: instancePath + "/country", schemaPath: "#/properties/country/maxLength", keyword: "maxLength", params: { limit: 2 }, message: "must NOT have more than 2 characters" };
+    }
+    if (data.postal_code !== void 0) {
+      let data7 = data.postal_code;
+      if (typeof data7 === "string") {
+        if (func1(data7) > 8) {
+          const err27 = { instancePath: instancePath + "/postal_code", schemaPath: "#/properties/postal_code/maxLength", keyword: "maxLength", params: { limit: 8 }, message: "must NOT have more than 8 characters" };
           if (vErrors === null) {
             vErrors = [err27];
           } else {
@@ -543,13 +546,8 @@ function validate24(data, { instancePath = "", parentData, parentDataProperty, r
           }
           errors++;
         }
-      }
-    }
-    if (data.postal_code !== void 0) {
-      let data7 = data.postal_code;
-      if (typeof data7 === "string") {
-        if (func1(data7) > 8) {
-          const err28 = { instancePath: instancePath + "/postal_code", schemaPath: "#/properties/postal_code/maxLength", keyword: "maxLength", params: { limit: 8 }, message: "must NOT have more than 8 characters" };
+        if (func1(data7) < 1) {
+          const err28 = { instancePath: instancePath + "/postal_code", schemaPath: "#/properties/postal_code/minLength", keyword: "minLength", params: { limit: 1 }, message: "must NOT have fewer than 1 characters" };
           if (vErrors === null) {
             vErrors = [err28];
           } else {
@@ -557,8 +555,8 @@ function validate24(data, { instancePath = "", parentData, parentDataProperty, r
           }
           errors++;
         }
-        if (func1(data7) < 1) {
-          const err29 = { instancePath: instancePath + "/postal_code", schemaPath: "#/properties/postal_code/minLength", keyword: "minLength", params: { limit: 1 }, message: "must NOT have fewer than 1 characters" };
+        if (!pattern8.test(data7)) {
+          const err29 = { instancePath: instancePath + "/postal_code", schemaPath: "#/properties/postal_code/pattern", keyword: "pattern", params: { pattern: "^[^\\x00-\\x08\\x0B\\x0C\\x0E-\\x1F\\x7F]*$" }, message: 'must match pattern "^[^\\x00-\\x08\\x0B\\x0C\\x0E-\\x1F\\x7F]*$"' };
           if (vErrors === null) {
             vErrors = [err29];
           } else {
@@ -566,21 +564,12 @@ function validate24(data, { instancePath = "", parentData, parentDataProperty, r
           }
           errors++;
         }
-        if (!pattern8.test(data7)) {
-          const err30 = { instancePath: instancePath + "/postal_code", schemaPath: "#/properties/postal_code/pattern", keyword: "pattern", params: { pattern: "^[^\\u0000-\\u0008\\u000B\\u000C\\u000E-\\u001F\\u007F]*$" }, message: 'must match pattern "^[^\\u0000-\\u0008\\u000B\\u000C\\u000E-\\u001F\\u007F]*$"' };
-          if (vErrors === null) {
-            vErrors = [err30];
-          } else {
-            vErrors.push(err30);
-          }
-          errors++;
-        }
       } else {
-        const err31 = { instancePath: instancePath + "/postal_code", schemaPath: "#/properties/postal_code/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+        const err30 = { instancePath: instancePath + "/postal_code", schemaPath: "#/properties/postal_code/type", keyword: "type", params: { type: "string" }, message: "must be string" };
         if (vErrors === null) {
-          vErrors = [err31];
+          vErrors = [err30];
         } else {
-          vErrors.push(err31);
+          vErrors.push(err30);
         }
         errors++;
       }
@@ -589,7 +578,16 @@ function validate24(data, { instancePath = "", parentData, parentDataProperty, r
       let data8 = data.reference;
       if (typeof data8 === "string") {
         if (func1(data8) > 80) {
-          const err32 = { instancePath: instancePath + "/reference", schemaPath: "#/properties/reference/maxLength", keyword: "maxLength", params: { limit: 80 }, message: "must NOT have more than 80 characters" };
+          const err31 = { instancePath: instancePath + "/reference", schemaPath: "#/properties/reference/maxLength", keyword: "maxLength", params: { limit: 80 }, message: "must NOT have more than 80 characters" };
+          if (vErrors === null) {
+            vErrors = [err31];
+          } else {
+            vErrors.push(err31);
+          }
+          errors++;
+        }
+        if (!pattern8.test(data8)) {
+          const err32 = { instancePath: instancePath + "/reference", schemaPath: "#/properties/reference/pattern", keyword: "pattern", params: { pattern: "^[^\\x00-\\x08\\x0B\\x0C\\x0E-\\x1F\\x7F]*$" }, message: 'must match pattern "^[^\\x00-\\x08\\x0B\\x0C\\x0E-\\x1F\\x7F]*$"' };
           if (vErrors === null) {
             vErrors = [err32];
           } else {
@@ -597,31 +595,22 @@ function validate24(data, { instancePath = "", parentData, parentDataProperty, r
           }
           errors++;
         }
-        if (!pattern8.test(data8)) {
-          const err33 = { instancePath: instancePath + "/reference", schemaPath: "#/properties/reference/pattern", keyword: "pattern", params: { pattern: "^[^\\u0000-\\u0008\\u000B\\u000C\\u000E-\\u001F\\u007F]*$" }, message: 'must match pattern "^[^\\u0000-\\u0008\\u000B\\u000C\\u000E-\\u001F\\u007F]*$"' };
-          if (vErrors === null) {
-            vErrors = [err33];
-          } else {
-            vErrors.push(err33);
-          }
-          errors++;
-        }
       } else {
-        const err34 = { instancePath: instancePath + "/reference", schemaPath: "#/properties/reference/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+        const err33 = { instancePath: instancePath + "/reference", schemaPath: "#/properties/reference/type", keyword: "type", params: { type: "string" }, message: "must be string" };
         if (vErrors === null) {
-          vErrors = [err34];
+          vErrors = [err33];
         } else {
-          vErrors.push(err34);
+          vErrors.push(err33);
         }
         errors++;
       }
     }
   } else {
-    const err35 = { instancePath, schemaPath: "#/type", keyword: "type", params: { type: "object" }, message: "must be object" };
+    const err34 = { instancePath, schemaPath: "#/type", keyword: "type", params: { type: "object" }, message: "must be object" };
     if (vErrors === null) {
-      vErrors = [err35];
+      vErrors = [err34];
     } else {
-      vErrors.push(err35);
+      vErrors.push(err34);
     }
     errors++;
   }
@@ -765,7 +754,7 @@ function validate23(data, { instancePath = "", parentData, parentDataProperty, r
           errors++;
         }
         if (!pattern8.test(data1)) {
-          const err13 = { instancePath: instancePath + "/first_name", schemaPath: "#/properties/first_name/pattern", keyword: "pattern", params: { pattern: "^[^\\u0000-\\u0008\\u000B\\u000C\\u000E-\\u001F\\u007F]*$" }, message: 'must match pattern "^[^\\u0000-\\u0008\\u000B\\u000C\\u000E-\\u001F\\u007F]*$"' };
+          const err13 = { instancePath: instancePath + "/first_name", schemaPath: "#/properties/first_name/pattern", keyword: "pattern", params: { pattern: "^[^\\x00-\\x08\\x0B\\x0C\\x0E-\\x1F\\x7F]*$" }, message: 'must match pattern "^[^\\x00-\\x08\\x0B\\x0C\\x0E-\\x1F\\x7F]*$"' };
           if (vErrors === null) {
             vErrors = [err13];
           } else {
@@ -805,7 +794,7 @@ function validate23(data, { instancePath = "", parentData, parentDataProperty, r
           errors++;
         }
         if (!pattern8.test(data2)) {
-          const err17 = { instancePath: instancePath + "/last_name", schemaPath: "#/properties/last_name/pattern", keyword: "pattern", params: { pattern: "^[^\\u0000-\\u0008\\u000B\\u000C\\u000E-\\u001F\\u007F]*$" }, message: 'must match pattern "^[^\\u0000-\\u0008\\u000B\\u000C\\u000E-\\u001F\\u007F]*$"' };
+          const err17 = { instancePath: instancePath + "/last_name", schemaPath: "#/properties/last_name/pattern", keyword: "pattern", params: { pattern: "^[^\\x00-\\x08\\x0B\\x0C\\x0E-\\x1F\\x7F]*$" }, message: 'must match pattern "^[^\\x00-\\x08\\x0B\\x0C\\x0E-\\x1F\\x7F]*$"' };
           if (vErrors === null) {
             vErrors = [err17];
           } else {
@@ -845,7 +834,7 @@ function validate23(data, { instancePath = "", parentData, parentDataProperty, r
           errors++;
         }
         if (!pattern8.test(data3)) {
-          const err21 = { instancePath: instancePath + "/name", schemaPath: "#/properties/name/pattern", keyword: "pattern", params: { pattern: "^[^\\u0000-\\u0008\\u000B\\u000C\\u000E-\\u001F\\u007F]*$" }, message: 'must match pattern "^[^\\u0000-\\u0008\\u000B\\u000C\\u000E-\\u001F\\u007F]*$"' };
+          const err21 = { instancePath: instancePath + "/name", schemaPath: "#/properties/name/pattern", keyword: "pattern", params: { pattern: "^[^\\x00-\\x08\\x0B\\x0C\\x0E-\\x1F\\x7F]*$" }, message: 'must match pattern "^[^\\x00-\\x08\\x0B\\x0C\\x0E-\\x1F\\x7F]*$"' };
           if (vErrors === null) {
             vErrors = [err21];
           } else {
@@ -937,7 +926,7 @@ function validate23(data, { instancePath = "", parentData, parentDataProperty, r
           errors++;
         }
         if (!pattern8.test(data6)) {
-          const err30 = { instancePath: instancePath + "/document_number", schemaPath: "#/properties/document_number/pattern", keyword: "pattern", params: { pattern: "^[^\\u0000-\\u0008\\u000B\\u000C\\u000E-\\u001F\\u007F]*$" }, message: 'must match pattern "^[^\\u0000-\\u0008\\u000B\\u000C\\u000E-\\u001F\\u007F]*$"' };
+          const err30 = { instancePath: instancePath + "/document_number", schemaPath: "#/properties/document_number/pattern", keyword: "pattern", params: { pattern: "^[^\\x00-\\x08\\x0B\\x0C\\x0E-\\x1F\\x7F]*$" }, message: 'must match pattern "^[^\\x00-\\x08\\x0B\\x0C\\x0E-\\x1F\\x7F]*$"' };
           if (vErrors === null) {
             vErrors = [err30];
           } else {
@@ -968,7 +957,7 @@ function validate23(data, { instancePath = "", parentData, parentDataProperty, r
           errors++;
         }
         if (!pattern8.test(data7)) {
-          const err33 = { instancePath: instancePath + "/phone_number", schemaPath: "#/properties/phone_number/pattern", keyword: "pattern", params: { pattern: "^[^\\u0000-\\u0008\\u000B\\u000C\\u000E-\\u001F\\u007F]*$" }, message: 'must match pattern "^[^\\u0000-\\u0008\\u000B\\u000C\\u000E-\\u001F\\u007F]*$"' };
+          const err33 = { instancePath: instancePath + "/phone_number", schemaPath: "#/properties/phone_number/pattern", keyword: "pattern", params: { pattern: "^[^\\x00-\\x08\\x0B\\x0C\\x0E-\\x1F\\x7F]*$" }, message: 'must match pattern "^[^\\x00-\\x08\\x0B\\x0C\\x0E-\\x1F\\x7F]*$"' };
           if (vErrors === null) {
             vErrors = [err33];
           } else {
@@ -1097,7 +1086,7 @@ function validate27(data, { instancePath = "", parentData, parentDataProperty, r
           errors++;
         }
         if (!pattern8.test(data0)) {
-          const err5 = { instancePath: instancePath + "/first_name", schemaPath: "#/properties/first_name/pattern", keyword: "pattern", params: { pattern: "^[^\\u0000-\\u0008\\u000B\\u000C\\u000E-\\u001F\\u007F]*$" }, message: 'must match pattern "^[^\\u0000-\\u0008\\u000B\\u000C\\u000E-\\u001F\\u007F]*$"' };
+          const err5 = { instancePath: instancePath + "/first_name", schemaPath: "#/properties/first_name/pattern", keyword: "pattern", params: { pattern: "^[^\\x00-\\x08\\x0B\\x0C\\x0E-\\x1F\\x7F]*$" }, message: 'must match pattern "^[^\\x00-\\x08\\x0B\\x0C\\x0E-\\x1F\\x7F]*$"' };
           if (vErrors === null) {
             vErrors = [err5];
           } else {
@@ -1137,7 +1126,7 @@ function validate27(data, { instancePath = "", parentData, parentDataProperty, r
           errors++;
         }
         if (!pattern8.test(data1)) {
-          const err9 = { instancePath: instancePath + "/last_name", schemaPath: "#/properties/last_name/pattern", keyword: "pattern", params: { pattern: "^[^\\u0000-\\u0008\\u000B\\u000C\\u000E-\\u001F\\u007F]*$" }, message: 'must match pattern "^[^\\u0000-\\u0008\\u000B\\u000C\\u000E-\\u001F\\u007F]*$"' };
+          const err9 = { instancePath: instancePath + "/last_name", schemaPath: "#/properties/last_name/pattern", keyword: "pattern", params: { pattern: "^[^\\x00-\\x08\\x0B\\x0C\\x0E-\\x1F\\x7F]*$" }, message: 'must match pattern "^[^\\x00-\\x08\\x0B\\x0C\\x0E-\\x1F\\x7F]*$"' };
           if (vErrors === null) {
             vErrors = [err9];
           } else {
@@ -1168,7 +1157,7 @@ function validate27(data, { instancePath = "", parentData, parentDataProperty, r
           errors++;
         }
         if (!pattern8.test(data2)) {
-          const err12 = { instancePath: instancePath + "/name", schemaPath: "#/properties/name/pattern", keyword: "pattern", params: { pattern: "^[^\\u0000-\\u0008\\u000B\\u000C\\u000E-\\u001F\\u007F]*$" }, message: 'must match pattern "^[^\\u0000-\\u0008\\u000B\\u000C\\u000E-\\u001F\\u007F]*$"' };
+          const err12 = { instancePath: instancePath + "/name", schemaPath: "#/properties/name/pattern", keyword: "pattern", params: { pattern: "^[^\\x00-\\x08\\x0B\\x0C\\x0E-\\x1F\\x7F]*$" }, message: 'must match pattern "^[^\\x00-\\x08\\x0B\\x0C\\x0E-\\x1F\\x7F]*$"' };
           if (vErrors === null) {
             vErrors = [err12];
           } else {
@@ -1199,7 +1188,7 @@ function validate27(data, { instancePath = "", parentData, parentDataProperty, r
           errors++;
         }
         if (!pattern8.test(data3)) {
-          const err15 = { instancePath: instancePath + "/phone_number", schemaPath: "#/properties/phone_number/pattern", keyword: "pattern", params: { pattern: "^[^\\u0000-\\u0008\\u000B\\u000C\\u000E-\\u001F\\u007F]*$" }, message: 'must match pattern "^[^\\u0000-\\u0008\\u000B\\u000C\\u000E-\\u001F\\u007F]*$"' };
+          const err15 = { instancePath: instancePath + "/phone_number", schemaPath: "#/properties/phone_number/pattern", keyword: "pattern", params: { pattern: "^[^\\x00-\\x08\\x0B\\x0C\\x0E-\\x1F\\x7F]*$" }, message: 'must match pattern "^[^\\x00-\\x08\\x0B\\x0C\\x0E-\\x1F\\x7F]*$"' };
           if (vErrors === null) {
             vErrors = [err15];
           } else {
@@ -1277,7 +1266,7 @@ function validate27(data, { instancePath = "", parentData, parentDataProperty, r
   return errors === 0;
 }
 validate27.evaluated = { "props": { "first_name": true, "last_name": true, "name": true, "phone_number": true, "shipping_amount": true, "address": true }, "dynamicProps": false, "dynamicItems": false };
-var schema41 = { "type": "object", "description": "The payment of the checkout.\n\n**Package decision (the seed does not show the card verification payload):** for a card\nverification `amount` is `0`, `currency` is the seller's first currency, and `method` is the\nverified card's function (`credit` or `debit`).\n", "required": ["amount", "currency", "result"], "properties": { "method": { "type": "string", "description": "Payment method. Wallet payments (Google Pay, Apple Pay, Click to Pay) are reported with the\nunderlying card's method. This package always sends it.\n", "enum": ["credit", "debit"] }, "amount": { "$ref": "#/components/schemas/MinorUnitAmount", "description": "Amount in minor units (cents convention), a 32-bit integer as the seed types it." }, "currency": { "$ref": "#/components/schemas/CurrencyCode" }, "installment": { "$ref": "#/components/schemas/CheckoutInstallment" }, "result": { "$ref": "#/components/schemas/CheckoutPaymentResult" } } };
+var schema41 = { "type": "object", "description": "The payment of the checkout.\n\n**Package decision (the seed does not show the card verification payload):** for a card\nverification `amount` is `0`, `currency` is the seller's first currency, and `method` is the\nverified card's function (`credit` or `debit`).\n", "required": ["amount", "currency", "result"], "properties": { "method": { "type": "string", "description": "Payment method. Wallet payments (Google Pay, Apple Pay, Click to Pay) are reported with the\nunderlying card's method. This package always sends it.\n", "enum": ["credit", "debit"] }, "amount": { "allOf": [{ "$ref": "#/components/schemas/MinorUnitAmount" }], "description": "Amount in minor units (cents convention), a 32-bit integer as the seed types it." }, "currency": { "$ref": "#/components/schemas/CurrencyCode" }, "installment": { "$ref": "#/components/schemas/CheckoutInstallment" }, "result": { "$ref": "#/components/schemas/CheckoutPaymentResult" } } };
 var schema44 = { "type": "object", "description": "Installment plan of a credit payment.\n\n**Package decision (the seed does not show when it is sent):** present only for a credit payment\nin two or more installments (installment counts are integers >= 2, as in the payment methods\nconfiguration); absent for debit, for credit in full (one payment) and for card verification.\n", "required": ["type", "number"], "properties": { "type": { "type": "string", "description": "`no_interest` (the seller bears the cost) or `with_interest` (the customer pays interest).", "enum": ["no_interest", "with_interest"] }, "number": { "type": "integer", "format": "int32", "minimum": 2, "description": "Number of installments." }, "schema": { "type": "string", "description": "Installment schema identifier of the seller's payment configuration (`supported_installments[].schema`)." } } };
 var schema45 = { "type": "object", "description": "Result of the payment attempt.\n\n**Package decision (the seed does not show the card verification and pre-authorization contents):**\n\n| Flow | `status` | `payment_id` | `card_id` |\n|---|---|---|---|\n| standard | `Authorized` (captured) or `Denied` | id of the payment | absent |\n| `configurations.preauthorization: true` | `Authorized` (amount reserved, not captured) or `Denied` | id to use for the manual capture | absent |\n| `configurations.card_verification: true` | `Authorized` (card verified and stored) or `Denied` (card refused, nothing stored) | id of the verification | present only when `Authorized` |\n\n`payment_id` is always sent by this package and identifies the attempt: redeliveries of one result\ncarry the identical body, so the merchant deduplicates on `payment_id`.\n", "required": ["status"], "properties": { "payment_id": { "type": "string", "format": "uuid", "pattern": "^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-4[0-9a-fA-F]{3}-[89abAB][0-9a-fA-F]{3}-[0-9a-fA-F]{12}$", "description": "Id of the payment (UUID v4); with pre-authorization, the id for the manual capture." }, "status": { "type": "string", "description": "Result of the authorization.", "enum": ["Authorized", "Denied"] }, "authorization_code": { "type": "string", "description": "Authorization code of the issuer; sent when `Authorized`." }, "transaction_datetime": { "type": "string", "description": "When the authorization was answered.\n\n**Package decision (the seed types it as a plain string and shows no format):** the type stays\nstring; this package sends an ISO 8601 UTC date-time with seconds (`2026-03-14T15:09:26Z`).\n" }, "return_message": { "type": "string", "description": "Human-readable answer of the authorization." }, "return_code": { "type": "string", "description": "Code of the answer of the authorization (`00` when `Authorized`)." }, "card_id": { "type": "string", "format": "uuid", "description": "**Package decision (the seed says a card_id is sent for card verification but not where):**\nid of the card stored in the vault (UUID v4), for later charges. Sent only when\n`configurations.card_verification` was `true` and `status` is `Authorized`. This property is the\npackage's addition to the seed's payload table.\n" } } };
 var pattern26 = new RegExp("^[A-Z]{3}$", "u");
@@ -1742,7 +1731,7 @@ function validate32(data, { instancePath = "", parentData, parentDataProperty, r
           errors++;
         }
         if (!pattern8.test(data1)) {
-          const err7 = { instancePath: instancePath + "/title", schemaPath: "#/properties/title/pattern", keyword: "pattern", params: { pattern: "^[^\\u0000-\\u0008\\u000B\\u000C\\u000E-\\u001F\\u007F]*$" }, message: 'must match pattern "^[^\\u0000-\\u0008\\u000B\\u000C\\u000E-\\u001F\\u007F]*$"' };
+          const err7 = { instancePath: instancePath + "/title", schemaPath: "#/properties/title/pattern", keyword: "pattern", params: { pattern: "^[^\\x00-\\x08\\x0B\\x0C\\x0E-\\x1F\\x7F]*$" }, message: 'must match pattern "^[^\\x00-\\x08\\x0B\\x0C\\x0E-\\x1F\\x7F]*$"' };
           if (vErrors === null) {
             vErrors = [err7];
           } else {
@@ -1773,7 +1762,7 @@ function validate32(data, { instancePath = "", parentData, parentDataProperty, r
           errors++;
         }
         if (!pattern8.test(data2)) {
-          const err10 = { instancePath: instancePath + "/description", schemaPath: "#/properties/description/pattern", keyword: "pattern", params: { pattern: "^[^\\u0000-\\u0008\\u000B\\u000C\\u000E-\\u001F\\u007F]*$" }, message: 'must match pattern "^[^\\u0000-\\u0008\\u000B\\u000C\\u000E-\\u001F\\u007F]*$"' };
+          const err10 = { instancePath: instancePath + "/description", schemaPath: "#/properties/description/pattern", keyword: "pattern", params: { pattern: "^[^\\x00-\\x08\\x0B\\x0C\\x0E-\\x1F\\x7F]*$" }, message: 'must match pattern "^[^\\x00-\\x08\\x0B\\x0C\\x0E-\\x1F\\x7F]*$"' };
           if (vErrors === null) {
             vErrors = [err10];
           } else {

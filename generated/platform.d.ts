@@ -1818,7 +1818,7 @@ export interface components {
              *     **Package decision (the seed states no bound):** at least 1; a card check without a charge is
              *     the card verification flow.
              */
-            amount: components["schemas"]["MinorUnitAmount"];
+            amount: number & components["schemas"]["MinorUnitAmount"];
         };
         /**
          * @description Type of the customer's document. The allowed value depends on the seller's country:

@@ -145,6 +145,18 @@ function meets(value: unknown, keyword: string, bound: any): boolean {
 
 const key = (v: unknown) => JSON.stringify(v);
 
+/**
+ * A pattern with its escapes of one code unit below 0x100 in one spelling: `\u00XX` and `\xXX`
+ * (either case) are the same character in an ECMA-262 pattern, with or without the `u` flag, so
+ * a pattern respelled from one to the other narrows nothing. An escaped backslash stays as it is.
+ */
+export function canonicalPattern(pattern: string): string {
+  return pattern.replace(/\\(?:\\|u00([0-9A-Fa-f]{2})|x([0-9A-Fa-f]{2}))/g, (escape, u?: string, x?: string) => {
+    const hex = u ?? x;
+    return hex === undefined ? escape : `\\x${hex.toUpperCase()}`;
+  });
+}
+
 /** Properties and required names of a schema and of its allOf members. */
 function shape(doc: Doc, s: any): { properties: Record<string, any>; required: Set<string> } {
   const properties: Record<string, any> = { ...(s.properties ?? {}) };
@@ -207,7 +219,8 @@ class Checker {
       for (const k of TIGHTER_WHEN_LARGER) {
         if (typeof a[k] === 'number' && (typeof b[k] !== 'number' || a[k] > b[k]) && narrows(k)) this.add('narrowed-type', where, `${k} ${b[k] ?? 'none'} → ${a[k]}`);
       }
-      if (typeof a.pattern === 'string' && a.pattern !== b.pattern && narrows('pattern')) this.add('narrowed-type', where, `pattern ${b.pattern ?? 'none'} → ${a.pattern}`);
+      const respelled = typeof b.pattern === 'string' && typeof a.pattern === 'string' && canonicalPattern(a.pattern) === canonicalPattern(b.pattern);
+      if (typeof a.pattern === 'string' && a.pattern !== b.pattern && !respelled && narrows('pattern')) this.add('narrowed-type', where, `pattern ${b.pattern ?? 'none'} → ${a.pattern}`);
     }
 
     const bEnum = enumOf(b);

@@ -4,7 +4,7 @@
 // guards (text-guard.ts, the hosted pages) say it of what the contract cannot describe.
 
 /** The pattern of the contract's Text schema (openapi/components/schemas/Text.yaml), as the validator quotes it. */
-export const TEXT_PATTERN = String.raw`^[^\u0000-\u0008\u000B\u000C\u000E-\u001F\u007F]*$`;
+export const TEXT_PATTERN = String.raw`^[^\x00-\x08\x0B\x0C\x0E-\x1F\x7F]*$`;
 
 /** What a problem says of a string that is not text (after its field's name). */
 export const NOT_TEXT = 'must not contain control characters or unpaired surrogates';

@@ -172,6 +172,14 @@ describe('the breaking-change rules', () => {
     expect(rules).toEqual([]);
   });
 
+  it('reads a pattern respelled from \\u00XX escapes to \\xXX as the same, and an escaped backslash as no escape', () => {
+    const spelled = (pattern: string) => contract((d) => (schemas(d).ItemRequest.properties.name.pattern = pattern));
+    expect(compare(spelled('^[^\\u0000-\\u001f\\u007F]*$'), spelled('^[^\\x00-\\x1F\\x7f]*$')).breaking).toEqual([]);
+    // `\\u0041` is a backslash then `u0041`, not an A: respelling it changes the pattern.
+    expect(compare(spelled('^[^\\\\u0041]*$'), spelled('^[^\\\\x41]*$')).breaking).toMatchObject([{ rule: 'narrowed-type' }]);
+    expect(compare(spelled('^[^\\u0041]*$'), spelled('^[^\\u0042]*$')).breaking).toMatchObject([{ rule: 'narrowed-type' }]);
+  });
+
   it('reads the types of alternatives, enum and const values alike, and bounds that every listed value meets', () => {
     const before = contract((d) => {
       schemas(d).ItemRequest.properties.kind = { type: ['string', 'array'], maxLength: 20, maxItems: 5, items: { type: 'string', maxLength: 20 } };

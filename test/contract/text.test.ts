@@ -107,6 +107,25 @@ describe('request strings of the contract', () => {
     expect([of(1), of(0), of(2_147_483_647), of(2_147_483_648), of(1.5)]).toEqual([true, false, true, false, false]);
   });
 
+  it('no schema $ref has keywords beside it in the bundles: they go through allOf, which 3.0 tools read too', () => {
+    // openapi-backend 5 shared a $ref's target arrays with its copy beside the siblings, and then
+    // compiled neither (16 of 28 operations' response validators).
+    const found: string[] = [];
+    const walk = (node: unknown, where: string) => {
+      if (!node || typeof node !== 'object') return;
+      const { $ref, ...beside } = node as Record<string, unknown>;
+      if (typeof $ref === 'string' && $ref.startsWith('#/components/schemas/') && Object.keys(beside).length) found.push(where);
+      for (const [key, child] of Object.entries(node)) walk(child, `${where}/${key}`);
+    };
+    walk(doc, '#');
+    expect(found).toEqual([]);
+    // A field's own description still stands beside its type, through allOf.
+    expect(deref(doc, { $ref: '#/components/schemas/BusinessConfiguration' }).properties.currency).toEqual({
+      allOf: [{ $ref: '#/components/schemas/CurrencyCode' }],
+      description: expect.stringContaining('Default currency'),
+    });
+  });
+
   it('every string of every request body example, with a NUL in it, breaks its operation’s schema', () => {
     let checked = 0;
     for (const op of requestOperations) {
