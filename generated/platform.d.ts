@@ -1813,6 +1813,7 @@ export interface components {
         PaymentIntentPayment: {
             currency: components["schemas"]["CurrencyCode"];
             /**
+             * Format: int32
              * @description Amount in minor units (cents convention).
              *
              *     **Package decision (the seed states no bound):** at least 1; a card check without a charge is
