@@ -952,6 +952,7 @@ export interface components {
             /**
              * @description Always `client_credentials`.
              * @constant
+             * @enum {string}
              */
             grant_type: "client_credentials";
             /** @description Client id issued to the seller. */
@@ -1011,6 +1012,7 @@ export interface components {
             /**
              * @description Always `client_credentials`.
              * @constant
+             * @enum {string}
              */
             grant_type: "client_credentials";
         };
@@ -1028,6 +1030,7 @@ export interface components {
             /**
              * @description Always `Bearer`.
              * @constant
+             * @enum {string}
              */
             token_type: "Bearer";
             /**
@@ -1262,6 +1265,7 @@ export interface components {
                 /**
                  * @description Credit is enabled.
                  * @constant
+                 * @enum {boolean}
                  */
                 enabled: true;
             };
@@ -1270,6 +1274,7 @@ export interface components {
                 /**
                  * @description Debit is enabled.
                  * @constant
+                 * @enum {boolean}
                  */
                 enabled: true;
             };
@@ -1278,6 +1283,7 @@ export interface components {
                 /**
                  * @description Bank slip is enabled.
                  * @constant
+                 * @enum {boolean}
                  */
                 enabled: true;
             };
@@ -1286,6 +1292,7 @@ export interface components {
                 /**
                  * @description Instant payment is enabled.
                  * @constant
+                 * @enum {boolean}
                  */
                 enabled: true;
             };
@@ -1294,6 +1301,7 @@ export interface components {
                 /**
                  * @description Google Pay is enabled.
                  * @constant
+                 * @enum {boolean}
                  */
                 enabled: true;
             };
@@ -1302,6 +1310,7 @@ export interface components {
                 /**
                  * @description Apple Pay is enabled.
                  * @constant
+                 * @enum {boolean}
                  */
                 enabled: true;
             };
@@ -1310,6 +1319,7 @@ export interface components {
                 /**
                  * @description Click to Pay is enabled.
                  * @constant
+                 * @enum {boolean}
                  */
                 enabled: true;
             };
@@ -2629,6 +2639,7 @@ export interface components {
             /**
              * @description Always `FULL`; recurrence plans support only full payment.
              * @constant
+             * @enum {string}
              */
             transaction_type: "FULL";
             billing_address?: components["schemas"]["SubscriptionAddress"];
@@ -2647,6 +2658,7 @@ export interface components {
              *     type):** always 1, because `transaction_type` FULL charges each installment of the plan in
              *     one card payment.
              * @constant
+             * @enum {integer}
              */
             number_installments: 1;
         };
@@ -2660,6 +2672,7 @@ export interface components {
             /**
              * @description Always `FULL`; recurrence plans support only full payment.
              * @constant
+             * @enum {string}
              */
             transaction_type: "FULL";
             billing_address?: components["schemas"]["SubscriptionAddress"];

@@ -126,6 +126,18 @@ describe('request strings of the contract', () => {
     });
   });
 
+  it('every const of the bundles is a one-value enum too, which generators written for 3.0 read', () => {
+    const found: Array<[string, unknown, unknown]> = [];
+    const walk = (node: unknown, where: string, names = false) => {
+      if (!node || typeof node !== 'object') return;
+      if (!names && 'const' in node) found.push([where, (node as any).const, (node as any).enum]);
+      for (const [key, child] of Object.entries(node)) if (names || (key !== 'example' && key !== 'examples')) walk(child, `${where}/${key}`, !names && key === 'properties');
+    };
+    walk(doc, '#');
+    expect(found.length).toBeGreaterThanOrEqual(18); // grant_type, token_type, the methods' `enabled: true`, ...
+    expect(found.filter(([, value, values]) => JSON.stringify(values) !== JSON.stringify([value]))).toEqual([]);
+  });
+
   it('every string of every request body example, with a NUL in it, breaks its operation’s schema', () => {
     let checked = 0;
     for (const op of requestOperations) {
