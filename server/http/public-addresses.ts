@@ -14,8 +14,8 @@ export type { HostResolver };
  * broadcast; IPv6 unspecified, loopback and IPv4-compatible (::/96), IPv4-translated
  * (::ffff:0:0:0/96, SIIT), NAT64 and 6to4 (they carry an IPv4 address), discard, protocol
  * assignments (Teredo), documentation (2001:db8::/32, and 3fff::/20 of RFC 9637), SRv6 segment
- * identifiers (5f00::/16, RFC 9602), unique local, link-local, site-local and multicast. IPv4-mapped IPv6 (::ffff:a.b.c.d) is checked as its IPv4 address by
- * BlockList itself.
+ * identifiers (5f00::/16, RFC 9602), unique local, link-local, site-local and multicast.
+ * IPv4-mapped IPv6 (::ffff:a.b.c.d) is checked as its IPv4 address by BlockList itself.
  */
 const NOT_PUBLIC = new BlockList();
 for (const [network, prefix] of [
