@@ -89,6 +89,29 @@ for (const kind of STORES) {
       await worker.stop();
     });
 
+    it('answers a redelivery as queued (pending, the attempts so far), even when a worker hears of it at once and sends it', async () => {
+      const intent = await createIntent(server, seller.token);
+      await server.http.post(`/checkout/${intent.payment_intent_id}/pay`).type('form').send(cardForm());
+      const delivery = (await list()).body.deliveries.find((d: any) => d.payload.payment_intent_id === intent.payment_intent_id);
+      // A worker as quick as can be: told of the due delivery, it marks it delivered straight away.
+      let heard = 0;
+      const stop = server.store.onAnnounced!('notification-due', () => {
+        heard++;
+        void server.store.query(`UPDATE notification_deliveries SET status = 'delivered', delivered_at = now() WHERE delivery_id = $1`, [delivery.delivery_id]);
+      });
+      try {
+        const again = await server.http.post(`/sandbox/v1/notifications/${delivery.delivery_id}/redeliver`).set('Authorization', ADMIN);
+        expect(again.status).toBe(202);
+        expect(again.body).toMatchObject({ delivery_id: delivery.delivery_id, status: 'pending', attempts: delivery.attempts });
+        expect(again.body.delivered_at).toBeUndefined();
+        // The quick worker did hear of it, after the answer's state was read.
+        await until(async () => (await server.http.get(`/sandbox/v1/notifications/${delivery.delivery_id}`).set('Authorization', ADMIN)).body.status === 'delivered');
+        expect(heard).toBe(1);
+      } finally {
+        stop();
+      }
+    });
+
     it('a URL the rule no longer allows is an attempt error, not a send', async () => {
       const strict = notificationDeliveryWorker({ store: server.store, logger: createLogger('silent'), config: { ...server.config, allowPrivateNotificationUrls: false } });
       const intent = await createIntent(server, seller.token);

@@ -25,8 +25,16 @@ export const sandboxNotificationRoutes: AreaRoutes = ({ store }) => {
       res.status(200).json(await withAttempts(store, found));
     })
     .post('/sandbox/v1/notifications/{delivery_id}/redeliver', async (req, res) => {
-      const found = await repository.findById(req.params.delivery_id);
-      if (!found || !(await repository.redeliver(found.seller_id, found.delivery_id, new Date()))) throw DELIVERY_NOT_FOUND();
-      res.status(202).json(await withAttempts(store, (await repository.findById(found.delivery_id))!));
+      // Read back in the transaction that made it due: the workers hear of it once it commits (the
+      // announcement waits for the commit), so the answer is the delivery as queued, `pending`,
+      // never one a worker already claimed or attempted again.
+      const queued = await store.transaction(async (tx) => {
+        const inTx = notificationRepository(tx);
+        const found = await inTx.findById(req.params.delivery_id);
+        if (!found || !(await inTx.redeliver(found.seller_id, found.delivery_id, new Date()))) return undefined;
+        return withAttempts(tx, (await inTx.findById(found.delivery_id))!);
+      });
+      if (!queued) throw DELIVERY_NOT_FOUND();
+      res.status(202).json(queued);
     }).router;
 };
