@@ -1095,8 +1095,9 @@ export interface components {
          *     without cents (ISO 4217 minor unit 0: CLP among the seed's currencies) that does not end in 00
          *     (`15001` CLP) is not an amount of that currency, and is refused with a 422 in the area's error
          *     shape naming the field, wherever a request brings one: a payment intent's amounts (all in
-         *     `payment.currency`), a sandbox link's, plan's or subscription's, a floating installment's
-         *     `new_amount`. The package's money helpers (`@payment-platform/contract/money`) apply the same rule.
+         *     `payment.currency`; a card verification, which has no `payment`, names no currency to judge its
+         *     shipping amount or rates in, and they are taken as sent), a sandbox link's, plan's or
+         *     subscription's, a floating installment's `new_amount`. The package's money helpers (`@payment-platform/contract/money`) apply the same rule.
          * @example 15000
          */
         MinorUnitAmount: number;
@@ -3326,7 +3327,7 @@ export interface components {
          *     both lists this one shape).
          *
          *     **Package decision (the seed does not show how the entries are filled):** a `details[]` entry of a
-         *     400 names one broken rule: `error_code` (`invalid_field`, `required_field` or `unknown_value`),
+         *     400, or of a 422 about request fields, names one broken rule: `error_code` (`invalid_field`, `required_field` or `unknown_value`),
          *     `description` (the rule, in English) and `description_detail` (where: the JSON pointer of a body
          *     field, `/subscription/payment_type/credit/card/bin`, `/` for the body as a whole, or `path.<name>`,
          *     `query.<name>`, `header.<name>` for a parameter). A `payments[]` entry describes a charge the
@@ -3422,6 +3423,10 @@ export interface components {
          *     | 422 | be-subscription | `Installment has already been charged` | the installment is paid or its charge is in flight; `payments[]` lists it |
          *     | 422 | be-subscription | `Subscription is not active` | floating change on an `expired`, `suspended`, `failed` or `canceled` subscription |
          *     | 422 | be-subscription | `new_scheduled_date must be after today and keep the installments in order` | see `updateFloatingInstallment` |
+         *     | 422 | be-subscription | `An installment plus the shippings must be at most 2147483647 minor units` | a charge (an installment's amount plus the shippings) the amounts' int32 could not carry |
+         *     | 422 | be-subscription | `The plan's installments from this start date would run past 9999-12-31` | the plan's schedule from `installment_start_date` ends past the platform's last date |
+         *     | 422 | be-subscription | `An amount of a currency without cents must end in 00 (the plan's currency)` | a shipping amount or a floating `new_amount` in a plan currency without cents (CLP) that does not end in 00; one `details[]` entry per amount |
+         *     | 422 | any | `A number in the request is larger than the platform accepts` | an integer the contract leaves unbounded is over the store's 32 bits; one `details[]` entry for the body |
          *     | 422 | be-plan | `Debit plans cannot be activated in Brazil` | activating a `debit_card` plan of a BR seller |
          *     | 422 | dpm-webhooks | `Invalid payment status transition` | the event's status is not a move of the payment state machine; `payments[]` lists the payment |
          *     | 413 | any | `Request body too large` | the request body is over the size limit |
@@ -3438,7 +3443,10 @@ export interface components {
              * @description HTTP status of the answer.
              */
             status_code?: number;
-            /** @description Details of the error; for a 400, one entry per broken rule. */
+            /**
+             * @description Details of the error: for a 400, one entry per broken rule; for a 422 about request fields
+             *     (an amount breaking the money rule), one entry per field.
+             */
             details?: components["schemas"]["RecurrenceErrorPayment"][];
             /** @description Payments the error is about, when it concerns charges. */
             payments?: components["schemas"]["RecurrenceErrorPayment"][];

@@ -1,7 +1,7 @@
 // The hosted pages' HTML: server-rendered, every value escaped, no external asset (styles inline,
 // one small inline script allowed by a per-response nonce). The script checks the card number
 // (Luhn) before posting and reports what the notification's `frontend` carries; the server checks again.
-import { formatMoney } from '@payment-platform/contract/money';
+import { currencyDecimals, formatMoney } from '@payment-platform/contract/money';
 import type { StoredTechnicalConfiguration } from '../web-checkout/repository.ts';
 import { METHOD_LABELS, type CheckoutMethod, type InstallmentOption } from './payment-methods.ts';
 
@@ -113,8 +113,9 @@ function buyerFields(buyer: NonNullable<CheckoutPageModel['buyer']>): string {
 
 function installmentLabel(o: InstallmentOption, total: number, currency: string, locale: string): string {
   const charged = o.rate ? Math.round((total * (100 + o.rate)) / 100) : total;
-  // Per-installment amount for display; rounded to the currency's smallest shown unit.
-  const step = currency === 'CLP' ? 100 : 1;
+  // Per-installment amount for display; rounded to the currency's smallest shown unit (a whole
+  // unit, 100 on the wire, for every currency without cents: the money module's rule).
+  const step = currencyDecimals(currency) === 0 ? 100 : 1;
   const each = Math.round(charged / o.number / step) * step;
   const kind = o.rate ? `with ${o.rate}% surcharge` : o.type === 'with_interest' ? 'with interest' : 'no interest';
   return `${o.number}× ${formatMoney(each, currency, locale)} (${kind})`;

@@ -26,11 +26,11 @@ afterAll(() => server?.close());
 
 const count = async (sql: string, params: unknown[]) => Number((await server.store.query<{ n: string }>(sql, params)).rows[0]!.n);
 
-/** A Chilean payment intent of the contract's example, in CLP. */
-function chileanIntent(amounts: { payment: number; product: number; shipping: number; rate?: number }) {
+/** A payment intent of the contract's example in another currency (a Chilean one by default, in CLP). */
+function chileanIntent(amounts: { payment: number; product: number; shipping: number; rate?: number }, currency = 'CLP', documentType = 'RUT') {
   const body = contractExample('PaymentIntentRequestStandard');
-  body.payment = { currency: 'CLP', amount: amounts.payment };
-  body.customer.document_type = 'RUT';
+  body.payment = { currency, amount: amounts.payment };
+  body.customer.document_type = documentType;
   body.product[0].value = amounts.product;
   body.shipping.shipping_amount = amounts.shipping;
   if (amounts.rate !== undefined) body.additional_data = { rates: [{ key: 'IVA', value: amounts.rate }] };
@@ -68,6 +68,25 @@ describe('a payment intent', () => {
     const page = await server.http.get(`/checkout/${intent.payment_intent_id}`);
     expect(page.status).toBe(200);
     expect(page.text).toMatch(/150,01/);
+  });
+});
+
+describe('a currency without cents other than CLP', () => {
+  it.each(['PYG', 'JPY'])('%s: the hosted pages round each installment to whole units (they answered 500: only CLP was rounded so)', async (currency) => {
+    const seller = await createSeller(server, { trade_name: `Loja ${currency}`, country: 'UY', currencies: [currency] });
+    // 1,000,000 units in 7 installments is 142,857.14 each: shown as 142,857 whole units.
+    const link = await server.http
+      .post('/sandbox/v1/payment-links')
+      .set('Authorization', ADMIN)
+      .send({ seller_id: seller.sellerId, label: 'Link', type: 'custom', products: [product({ amount: 100_000_000 })] });
+    expect(link.status).toBe(201);
+    const page = await server.http.get(`/pay/${link.body.short_id}`);
+    expect(page.status).toBe(200);
+    expect(page.text).toMatch(/7× [^<(]*142[.,\u00a0\u202f ]?857[^.,\d]/);
+    const intent = await createIntent(server, seller.token, (body) => Object.assign(body, chileanIntent({ payment: 100_000_000, product: 100_000_000, shipping: 0 }, currency, 'CI')));
+    const checkout = await server.http.get(`/checkout/${intent.payment_intent_id}`);
+    expect(checkout.status).toBe(200);
+    expect(checkout.text).toMatch(/7× [^<(]*142[.,\u00a0\u202f ]?857[^.,\d]/);
   });
 });
 
