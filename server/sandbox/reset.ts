@@ -50,7 +50,10 @@ async function resetScript(store: Store): Promise<string> {
     .filter((t) => cleared.includes(t))
     .map((t) => (DEMO_ROWS.has(t) ? `DELETE FROM "${t}" WHERE seller_id <> '${DEMO_SELLER_ID}';` : `DELETE FROM "${t}";`));
   const restarts = sequences.map((s) => `SELECT setval('"${s.name}"', 1, false);`);
-  return [...deletes, ...restarts].join('\n');
+  // Every table first, or none (NOWAIT): a reset never waits holding some of them, so it cannot
+  // deadlock with a transaction under way (resetSandbox tries again until that one is over).
+  const lock = `LOCK TABLE ${ordered.filter((t) => cleared.includes(t)).map((t) => `"${t}"`).join(', ')} IN ACCESS EXCLUSIVE MODE NOWAIT;`;
+  return [lock, ...deletes, ...restarts].join('\n');
 }
 
 export async function resetSandbox(store: Store): Promise<void> {
@@ -60,5 +63,23 @@ export async function resetSandbox(store: Store): Promise<void> {
     plans.delete(store);
     throw error;
   });
-  await store.transaction((tx) => tx.exec(sql));
+  // On PostgreSQL a transaction may be under way on other connections (a test clock's advance
+  // charging, a payment, a worker's pass): the script's first statement takes every table it
+  // clears at once or fails at once (lock_not_available), and the reset is tried again shortly,
+  // until that transaction is over; a reset that waited holding some tables would deadlock with
+  // one that needs them. PGlite runs one transaction at a time: its first try holds.
+  const deadline = Date.now() + RESET_WAIT_MS;
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await store.transaction((tx) => tx.exec(sql));
+    } catch (error) {
+      if (Date.now() >= deadline || !RETRIED_CODES.has((error as { code?: string }).code ?? '')) throw error;
+      await new Promise((resolve) => setTimeout(resolve, Math.min(2 * attempt, 20)));
+    }
+  }
 }
+
+/** PostgreSQL's lock_not_available, deadlock_detected and serialization_failure: the reset may simply run again. */
+const RETRIED_CODES = new Set(['55P03', '40P01', '40001']);
+/** How long a reset keeps trying while other transactions hold its tables. */
+const RESET_WAIT_MS = 10_000;

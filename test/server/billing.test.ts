@@ -6,6 +6,7 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { validateCheckoutNotification } from '../../client/webhooks/verify.ts';
+import { resetSandbox } from '../../server/sandbox/reset.ts';
 import { sealedSecretsOf } from '../../server/store/store.ts';
 import { createBillingWorker } from '../../server/subscription/billing-worker.ts';
 import { notificationPasswordContext } from '../../server/store/sealed-secrets.ts';
@@ -116,6 +117,28 @@ describe.each(STORES)('billing engine and test clocks on %s', (kind) => {
     expect(await paid()).toBe(stoppedAt); // nothing more runs
     const read = await server.http.get(`${CLOCKS}/${clock.test_clock_id}`).set('Authorization', ADMIN);
     expect(read.body.frozen_time).toBe('2026-03-01T12:00:00Z');
+  });
+
+  it('answers 404 test_clock_not_found, not 500, when a reset() deletes the clock during its advance, and the reset holds (on PostgreSQL it deadlocked with a charge under way)', async () => {
+    const own = await startPlatformServer(kind); // reset() empties the whole sandbox: a server of its own
+    try {
+      const mine = await addSeller(own);
+      const plan = await createPlan(own, mine, { period: { type: 'specific', billing_cycle: 1200, specific_cycle_in_days: 1 } });
+      const who = customer();
+      const clock = await createClock(own, mine, '2026-03-01T12:00:00Z', [who]);
+      const id = (await subscribe(own, mine, subscriptionBody(mine, plan, { customer_id: who }))).subscription.subscription_id;
+      // 1 199 daily charges take seconds: the reset comes once a few have run.
+      const advancing = own.http.post(`${CLOCKS}/${clock.test_clock_id}/advance`).set('Authorization', ADMIN).send({ frozen_time: '2029-06-01T12:00:00Z' }).then((res) => res);
+      const paid = async () => Number((await own.store.query<{ n: string }>(`SELECT count(*) AS n FROM subscription_payments WHERE subscription_id = $1`, [id])).rows[0]?.n ?? 0);
+      await expect.poll(paid, { timeout: 10_000, interval: 20 }).toBeGreaterThan(3);
+      await resetSandbox(own.store);
+      const res = await advancing;
+      expect(res.status).toBe(404);
+      expect(res.body).toMatchObject({ error_code: 'test_clock_not_found', status_code: 404 });
+      expect(own.logs.lines.filter((l) => l.level >= 50)).toEqual([]);
+    } finally {
+      await own.close();
+    }
   });
 
   it('charges a specific plan of 10 days × 6 cycles every 10 days', async () => {

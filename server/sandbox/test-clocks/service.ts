@@ -111,7 +111,10 @@ export async function advanceTestClock(
   if (signal?.aborted) return { stopped: true, chargesRun: ran };
   await repo.moveClock(testClockId, to);
   const durationMs = performance.now() - started;
-  return { clock: await clockView(store, (await repo.findClock(testClockId))!, { charges_run: ran }), durationMs };
+  // Gone meanwhile (a reset() during the advance deletes every clock): the clock is not found.
+  const moved = await repo.findClock(testClockId);
+  if (!moved) throw clockNotFound();
+  return { clock: await clockView(store, moved, { charges_run: ran }), durationMs };
 }
 
 /**
