@@ -3785,7 +3785,9 @@ export interface components {
          *     frozen instant and a list of the seller's customers (`customer_id` of `createSubscription`).
          *     Every subscription created afterwards for one of these customers lives on the clock's time from
          *     its creation: its `create_date`, the immediate charge of installment 1 and the check of
-         *     `installment_start_date` ("today or later") use the clock, and it bills only when the clock is
+         *     `installment_start_date` ("today or later") use the clock, so do its floating changes and the
+         *     payment events of the subscription webhook (a payment's received time, the event's `applied_at`,
+         *     the 7 days an authorization waits for its confirmation), and it bills only when the clock is
          *     advanced. Subscriptions created before, or for other customers, bill on real time. A customer is
          *     attached to at most one clock of a seller (422 otherwise).
          */

@@ -12,6 +12,7 @@ import { notifyChargeResult } from '../subscription/charge-notification.ts';
 import { errorPayment } from '../subscription/presenter.ts';
 import { subscriptionRepository, type PaymentStatus } from '../subscription/repository.ts';
 import { subscriptionOfSeller } from '../subscription/service.ts';
+import { testClockRepository } from '../subscription/test-clock-repository.ts';
 import { subscriptionEventRepository, type StoredEvent } from './repository.ts';
 
 type Schemas = components['schemas'];
@@ -47,7 +48,10 @@ export interface ApplyEventInput {
 
 /** The answer as JSON text: what is stored is exactly what is sent, then and on every replay. */
 export async function applySubscriptionEvent(store: Store, input: ApplyEventInput): Promise<string> {
-  const { token, eventName, eventId, body, now = new Date() } = input;
+  const { token, eventName, eventId, body } = input;
+  // The idempotency key lives in real time (the caller's retries); the payment and its
+  // subscription live on their test clock's time when they have one, as their charges do.
+  const now = input.now ?? new Date();
   const sellerId = token.sellerId;
   const key = body.idempotency_key.toLowerCase();
   const event = { eventName, eventId, paymentId: body.payment_id, status: body.status };
@@ -62,6 +66,7 @@ export async function applySubscriptionEvent(store: Store, input: ApplyEventInpu
 
     const repo = subscriptionRepository(tx);
     const subscription = await subscriptionOfSeller(repo, sellerId, eventId, true);
+    const at = input.now ?? (await testClockRepository(tx).timeOfSubscription(subscription.subscriptionId)) ?? now;
     const payment = await repo.findPayment(subscription.subscriptionId, body.payment_id, { forUpdate: true });
     if (!payment) throw recurrenceError(404, MESSAGES.paymentNotFound, { combined_id: eventId, order_id: subscription.orderId, seller_id: sellerId });
     const to = paymentStatusOfEvent(body.status);
@@ -74,7 +79,7 @@ export async function applySubscriptionEvent(store: Store, input: ApplyEventInpu
       });
     }
 
-    const settled = settledPayment(payment, to, now);
+    const settled = settledPayment(payment, to, at);
     await repo.updatePayment(settled);
     let status = subscription.status;
     let installments = await repo.listInstallments(subscription.subscriptionId);
@@ -90,7 +95,7 @@ export async function applySubscriptionEvent(store: Store, input: ApplyEventInpu
     // A charge's result reaches the merchant like any other (nothing for a refund or a mere authorization).
     if (isInFlight(payment.status)) {
       const plan = await planOfSeller(planRepository(tx), sellerId, subscription.planId);
-      await notifyChargeResult(tx, { subscription, plan, payment: settled, at: now });
+      await notifyChargeResult(tx, { subscription, plan, payment: settled, at });
     }
     const next = nextScheduledDate(status, installments);
     const result: SubscriptionEventResult = {
@@ -103,7 +108,7 @@ export async function applySubscriptionEvent(store: Store, input: ApplyEventInpu
       payment_status: to,
       subscription_status: status,
       ...(next ? { next_scheduled_date: `${next}T00:00:00Z` } : {}),
-      applied_at: isoSeconds(now),
+      applied_at: isoSeconds(at),
     };
     const text = JSON.stringify(result);
     await events.saveResponse(sellerId, key, text);

@@ -271,6 +271,27 @@ describe.each(STORES)('billing engine and test clocks on %s', (kind) => {
       expect(after.map((n) => n.payload.payment.result.payment_id)).toContain(pending);
     });
 
+    it('applies a payment event on the clock of its subscription: an authorization waits 7 clock days, not real ones', async () => {
+      const plan = await createPlan(server, notified);
+      const who = customer();
+      const clock = await createClock(server, notified, '2030-01-05T09:00:00Z', [who]);
+      const created = await subscribe(server, notified, subscriptionBody(notified, plan, { customer_id: who, order_id: `AUT-${randomUUID().slice(0, 8)}` }, { number_token: 'tok_sandbox_pending' }));
+      const id = created.subscription.subscription_id;
+      const paymentId = (await charges(server, id)).installments[0]!.attempts[0].payment_id;
+      const event = await server.http
+        .patch(`/dpm/webhooks/v1/subscriptions/payment/events/${id}`)
+        .set(notified.auth)
+        .send({ idempotency_key: randomUUID(), payment_id: paymentId, status: 'AUTHORIZED' });
+      expect(event.status, JSON.stringify(event.body)).toBe(200);
+      expect(event.body).toMatchObject({ payment_status: 'authorized', applied_at: '2030-01-05T09:00:00Z' });
+      // A minute later on the clock it is still authorized (it expired at once: its time was real, years before the clock's).
+      expect((await advance(server, clock.test_clock_id, '2030-01-05T09:01:00Z')).charges_run).toBe(0);
+      expect((await charges(server, id)).installments[0]!.attempts.map((a: any) => a.status)).toEqual(['authorized']);
+      // Seven clock days after the authorization, unconfirmed, it expires.
+      expect((await advance(server, clock.test_clock_id, '2030-01-12T09:00:01Z')).charges_run).toBeGreaterThanOrEqual(1);
+      expect((await charges(server, id)).installments[0]!.attempts[0].status).toBe('expired');
+    });
+
     it('notifies an approved charge as Authorized', async () => {
       const plan = await createPlan(server, notified);
       const who = customer();
