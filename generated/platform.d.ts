@@ -3613,6 +3613,12 @@ export interface components {
              * @default true
              */
             recurrence_enabled: boolean;
+            /**
+             * @description The seller's defaults for new links. Its `currency` is one of the seller's `currencies`, and
+             *     its `expiration`, when given, is in the future (a link is created ACTIVE); 422
+             *     `validation_error` otherwise. A default expiration that has passed since is named in the 422
+             *     of a link that brings no `expiration` of its own.
+             */
             business_configuration?: components["schemas"]["BusinessConfiguration"];
             /** @description Client id to issue (generated when omitted); 409 when already taken. */
             client_id?: string;
@@ -3760,6 +3766,7 @@ export interface components {
             /** @description Free description. */
             description?: string;
             amount: components["schemas"]["MinorUnitAmount"];
+            /** @description One of the seller's `currencies`, as a link's (422 `validation_error` otherwise). */
             currency: components["schemas"]["CurrencyCode"];
             /**
              * @description Payment type the plan accepts.

@@ -12,6 +12,8 @@ export type StoredPlan = Required<Omit<Plan, 'description' | 'sales_tax' | 'prod
 export interface RecurrenceSeller {
   sellerId: string;
   country: string;
+  /** The currencies the seller sells in; a plan's is one of them. */
+  currencies: string[];
   recurrenceEnabled: boolean;
 }
 
@@ -74,7 +76,7 @@ export function planRepository(db: Queryable) {
   return {
     async findSeller(sellerId: string): Promise<RecurrenceSeller | undefined> {
       const { rows } = await db.query<RecurrenceSeller>(
-        `SELECT seller_id AS "sellerId", country, recurrence_enabled AS "recurrenceEnabled" FROM sellers WHERE seller_id = $1`,
+        `SELECT seller_id AS "sellerId", country, currencies, recurrence_enabled AS "recurrenceEnabled" FROM sellers WHERE seller_id = $1`,
         [sellerId],
       );
       return rows[0];

@@ -169,6 +169,43 @@ describe.each(STORES)('sandbox sellers and payment links (%s)', (kind) => {
       });
     });
 
+    it('refuses a default expiration already past (every link would be born expired), and creates nothing', async () => {
+      const before = (await server.store.query('SELECT count(*)::int AS n FROM sellers')).rows[0];
+      const res = await server.http
+        .post('/sandbox/v1/sellers')
+        .set('Authorization', ADMIN)
+        .send({ trade_name: 'Passada', email: 'p@example.com', country: 'BR', currencies: ['BRL'], business_configuration: { expiration: '2020-01-01T00:00:00Z' } });
+      expect(res.status).toBe(422);
+      expect(res.body).toMatchObject({ error_code: 'validation_error', status_code: 422, message: 'expiration must be in the future' });
+      expect(JSON.stringify(res.body.details)).toContain('business_configuration.expiration');
+      expect((await server.store.query('SELECT count(*)::int AS n FROM sellers')).rows[0]).toEqual(before);
+    });
+
+    it("names the seller's default expiration when it passed since it was set and a link brings none", async () => {
+      const seller = await createSeller(server, { business_configuration: { expiration: '2030-01-01T00:00:00Z' } });
+      await server.store.query(`UPDATE business_configurations SET expiration = '2021-01-01T00:00:00Z' WHERE seller_id = $1`, [seller.sellerId]);
+      const res = await server.http.post('/sandbox/v1/payment-links').set('Authorization', ADMIN).send({ seller_id: seller.sellerId, label: 'Link', type: 'custom', products: [product()] });
+      expect(res.status).toBe(422);
+      expect(res.body.message).toBe("the business configuration's default expiration must be in the future");
+      // A link that brings its own expiration is created.
+      const own = await server.http
+        .post('/sandbox/v1/payment-links')
+        .set('Authorization', ADMIN)
+        .send({ seller_id: seller.sellerId, label: 'Link', type: 'custom', products: [product()], expiration: '2031-01-01T00:00:00Z' });
+      expect(own.status).toBe(201);
+    });
+
+    it("refuses a plan in a currency the seller does not sell in, as a link's", async () => {
+      const seller = await createSeller(server);
+      const res = await server.http
+        .post('/sandbox/v1/plans')
+        .set('Authorization', ADMIN)
+        .send({ seller_id: seller.sellerId, name: 'Plano', amount: 1000, currency: 'EUR', payment_types: 'credit_card', period: { type: 'monthly', billing_cycle: 12 } });
+      expect(res.status).toBe(422);
+      expect(res.body).toMatchObject({ error_code: 'validation_error', message: "EUR is not one of the seller's currencies (BRL)" });
+      expect((await server.store.query('SELECT count(*)::int AS n FROM plans WHERE seller_id = $1', [seller.sellerId])).rows[0]).toEqual({ n: 0 });
+    });
+
     it('answers 409 when the client id is taken, and creates nothing', async () => {
       await createSeller(server, { client_id: 'taken-client' });
       const before = (await server.store.query('SELECT count(*)::int AS n FROM sellers')).rows[0];

@@ -9,7 +9,7 @@ import { orderTotal } from '../../payment-link/orders.ts';
 import { paymentLinkRepository, type PaymentLinkRow } from '../../payment-link/repository.ts';
 import { foldCase, newShortId } from '../../payment-link/service.ts';
 import type { Store } from '../../store/store.ts';
-import { checkCents, checkCountryMethods, checkCurrenciesCarried, checkSellerCurrency, validationError } from '../sellers/service.ts';
+import { checkCents, checkCountryMethods, checkCurrenciesCarried, checkExpirationAhead, checkSellerCurrency, validationError } from '../sellers/service.ts';
 
 type SandboxPaymentLinkCreate = components['schemas']['SandboxPaymentLinkCreate'];
 
@@ -23,13 +23,6 @@ export function maxOrdersOf(input: Pick<SandboxPaymentLinkCreate, 'type' | 'max_
     throw validationError([{ location: 'body', pointer: '/max_orders', message: 'a unique link has max_orders 1' }]);
   }
   return 1;
-}
-
-/** A link is created ACTIVE, so its expiration must be in the future (PaymentLink.status). */
-export function checkExpirationAhead(expiration: Date | null, now: Date): void {
-  if (expiration && expiration.getTime() <= now.getTime()) {
-    throw validationError([{ location: 'body', pointer: '/expiration', message: 'expiration must be in the future' }]);
-  }
 }
 
 /** Every order of the link is priced at Σ(amount × quantity) + shipping_amount: it must be an amount the contract carries. */
@@ -62,7 +55,9 @@ export async function createSandboxPaymentLink(
     { pointer: '/shipping_amount', value: input.shipping_amount },
   ]);
   const expiration = input.expiration ? new Date(input.expiration) : (defaults?.expiration ?? null);
-  checkExpirationAhead(expiration, now);
+  // A default expiration passed since it was set: the link would be born expired, and the request
+  // named no expiration, so the problem says whose it is.
+  checkExpirationAhead(expiration, now, '/expiration', input.expiration ? 'expiration' : "the business configuration's default expiration");
 
   // An image id is a UUID in any case; kept in the canonical lower case that uploads answer.
   const products = input.products.map((p) => (p.image_id ? { ...p, image_id: p.image_id.toLowerCase() } : p));

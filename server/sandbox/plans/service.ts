@@ -7,7 +7,7 @@ import { planRepository, type StoredPlan } from '../../plan/repository.ts';
 import { isoSeconds } from '../../http/time.ts';
 import { debitPlanBlockedInBrazil } from '../../plan/service.ts';
 import type { Store } from '../../store/store.ts';
-import { checkCents, checkCurrenciesCarried } from '../sellers/service.ts';
+import { checkCents, checkCurrenciesCarried, checkSellerCurrency } from '../sellers/service.ts';
 
 type SandboxPlanCreate = components['schemas']['SandboxPlanCreate'];
 
@@ -34,6 +34,7 @@ export async function createSandboxPlan(store: Store, body: SandboxPlanCreate, n
     const seller = await repo.findSeller(body.seller_id);
     if (!seller) throw new ApiError(404, 'seller_not_found', 'Seller not found');
     checkCurrenciesCarried([{ pointer: '/currency', value: body.currency }]);
+    checkSellerCurrency(seller.currencies, body.currency, '/currency');
     checkCents(body.currency, [
       { pointer: '/amount', value: body.amount },
       { pointer: '/sales_tax', value: body.sales_tax },

@@ -74,6 +74,16 @@ export interface CreatedSandboxSeller {
   credentials: { client_id: string; client_secret: string; scope: string };
 }
 
+/**
+ * A link is created ACTIVE, so its expiration must be in the future (PaymentLink.status): a link's
+ * own, and a seller's default for its links. `what` names it in the problem.
+ */
+export function checkExpirationAhead(expiration: Date | null, now: Date, pointer: string, what = 'expiration'): void {
+  if (expiration && expiration.getTime() <= now.getTime()) {
+    throw validationError([{ location: 'body', pointer, message: `${what} must be in the future` }]);
+  }
+}
+
 /** 422 for each currency the platform cannot carry (more than two decimals: the contract's money module). */
 export function checkCurrenciesCarried(currencies: ReadonlyArray<{ pointer: string; value: string }>): void {
   const problems = currencies.flatMap(({ pointer, value }): Problem[] => {
@@ -109,6 +119,7 @@ export async function createSandboxSeller(store: Store, input: SandboxSellerCrea
   const configuration = defaultBusinessConfiguration(input.business_configuration, seller);
   checkCountryMethods(country, configuration.payment, '/business_configuration/payment');
   checkSellerCurrency(seller.currencies, configuration.currency, '/business_configuration/currency');
+  checkExpirationAhead(configuration.expiration, new Date(), '/business_configuration/expiration');
 
   const clientId = input.client_id ?? `sbx-${randomBytes(8).toString('hex')}`;
   const clientSecret = input.client_secret ?? randomBytes(24).toString('base64url');
