@@ -438,7 +438,7 @@ export interface paths {
          *     | the subscription is `created`, `processing`, `success` or `delayed` | `Subscription is not active` |
          *     | `installment` ≤ `plan.period.billing_cycle` | `Installment is outside the plan's billing cycle` |
          *     | no charge attempt was made for the installment yet (none paid, in flight or retried) | `Installment has already been charged` (its latest payment in `payments[]`) |
-         *     | `new_scheduled_date` later than today (UTC) and strictly between the current dates of installments `installment` − 1 and `installment` + 1 | `new_scheduled_date must be after today and keep the installments in order` |
+         *     | `new_scheduled_date` later than today (UTC) and strictly between the current dates of installments `installment` − 1 and `installment` + 1 (the current date of an installment waiting for a retry is the retry's) | `new_scheduled_date must be after today and keep the installments in order` |
          *
          *     **Seed quirk, kept on purpose:** on 403 and 502 the seed documents the floating-data response
          *     shape instead of the error body. It is kept so that the platform's answers validate: the body

@@ -274,9 +274,15 @@ export function installmentNotCharged(installment: InstallmentRow): boolean {
   return installment.status === 'scheduled' && installment.attempts === 0;
 }
 
-/** A new date is after today and strictly between the neighbours' current dates. */
+/**
+ * A new date is after today and strictly between the neighbours' current dates. The previous
+ * installment's current date is its retry's when it waits for one: an installment moved before it
+ * would be charged first, and the last one paid would end the subscription with an earlier one
+ * still unpaid.
+ */
 export function newDateKeepsOrder(date: string, today: string, previous?: InstallmentRow, next?: InstallmentRow): boolean {
-  return date > today && (!previous || date > previous.scheduledDate) && (!next || date < next.scheduledDate);
+  const previousDate = previous?.status === 'retrying' && previous.nextAttemptOn && previous.nextAttemptOn > previous.scheduledDate ? previous.nextAttemptOn : previous?.scheduledDate;
+  return date > today && (!previousDate || date > previousDate) && (!next || date < next.scheduledDate);
 }
 
 export async function updateFloatingInstallment(

@@ -189,6 +189,26 @@ describe.each(STORES)('billing engine and test clocks on %s', (kind) => {
         )
       ).rows.map((r) => ({ mode: r.mode, payload: typeof r.payload === 'string' ? JSON.parse(r.payload) : r.payload }));
 
+    it('refuses to move an installment before the retry of the one before it: the subscription cannot end with that one unpaid', async () => {
+      const plan = await createPlan(server, notified, { period: { type: 'monthly', billing_cycle: 2 } });
+      const who = customer();
+      const clock = await createClock(server, notified, '2030-01-05T09:00:00Z', [who]);
+      const created = await subscribe(server, notified, subscriptionBody(notified, plan, { customer_id: who }, { number_token: 'tok_sandbox_insufficient_funds' }));
+      const id = created.subscription.subscription_id;
+      await advance(server, clock.test_clock_id, '2030-01-06T12:00:00Z'); // retry 1 denied, retry 2 on 8 January
+      expect((await charges(server, id)).installments[0]).toMatchObject({ status: 'retrying', next_attempt_date: '2030-01-08' });
+      const move = (date: string) => server.http.put(`${SUBSCRIPTIONS}/${id}/floating/installment/2`).set(notified.auth).send({ new_scheduled_date: date, new_amount: 0 });
+      const before = await move('2030-01-07');
+      expect(before.status).toBe(422);
+      expect(before.body).toMatchObject({ status_code: 422, message: 'new_scheduled_date must be after today and keep the installments in order' });
+      expect((await move('2030-01-09')).status).toBe(200);
+      // The clock runs past both: installment 1's last retries fail, and the subscription does not end "expired" without it.
+      await advance(server, clock.test_clock_id, '2030-03-01T00:00:00Z');
+      const list = await charges(server, id);
+      expect(list.status).not.toBe('expired');
+      expect(list.installments[0]!.status).not.toBe('retrying');
+    });
+
     it('walks delayed → retries at +1, +3, +5 days → failed, one recurring notification per result', async () => {
       const plan = await createPlan(server, notified);
       const who = customer();

@@ -69,6 +69,14 @@ describe('installmentStartDate, cardBrand, newDateKeepsOrder', () => {
     expect(newDateKeepsOrder('2026-03-20', '2026-03-20')).toBe(false);
     expect(newDateKeepsOrder('2026-03-21', '2026-03-20')).toBe(true);
   });
+  it("takes the previous installment's retry as its date while it waits for one", () => {
+    const retrying = { scheduledDate: '2030-01-05', status: 'retrying', nextAttemptOn: '2030-01-08' } as InstallmentRow;
+    expect(newDateKeepsOrder('2030-01-07', '2030-01-06', retrying)).toBe(false);
+    expect(newDateKeepsOrder('2030-01-08', '2030-01-06', retrying)).toBe(false);
+    expect(newDateKeepsOrder('2030-01-09', '2030-01-06', retrying)).toBe(true);
+    const paid = { scheduledDate: '2030-01-05', status: 'paid', nextAttemptOn: null } as InstallmentRow;
+    expect(newDateKeepsOrder('2030-01-07', '2030-01-06', paid)).toBe(true);
+  });
 });
 
 describe('billing rules', () => {
