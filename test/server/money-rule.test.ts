@@ -26,8 +26,8 @@ afterAll(() => server?.close());
 
 const count = async (sql: string, params: unknown[]) => Number((await server.store.query<{ n: string }>(sql, params)).rows[0]!.n);
 
-/** A payment intent of the contract's example in another currency (a Chilean one by default, in CLP). */
-function chileanIntent(amounts: { payment: number; product: number; shipping: number; rate?: number }, currency = 'CLP', documentType = 'RUT') {
+/** A payment intent of the contract's example in another currency: a Chilean one in CLP by default. */
+function intentIn(amounts: { payment: number; product: number; shipping: number; rate?: number }, currency = 'CLP', documentType = 'RUT') {
   const body = contractExample('PaymentIntentRequestStandard');
   body.payment = { currency, amount: amounts.payment };
   body.customer.document_type = documentType;
@@ -42,7 +42,7 @@ describe('a payment intent', () => {
     const res = await server.http
       .post(`${WC}/payment-intent`)
       .set('Authorization', `Bearer ${chilean.token}`)
-      .send(chileanIntent({ payment: 15001, product: 22990, shipping: 2990, rate: 1 }));
+      .send(intentIn({ payment: 15001, product: 22990, shipping: 2990, rate: 1 }));
     expect(res.status).toBe(422);
     expect(res.body).toMatchObject({ code: 'validation_error', message: expect.any(String) });
     const fields = JSON.stringify(res.body.details);
@@ -53,7 +53,7 @@ describe('a payment intent', () => {
   });
 
   it('takes CLP amounts ending in 00, and its hosted page shows them in pesos', async () => {
-    const intent = await createIntent(server, chilean.token, (body) => Object.assign(body, chileanIntent({ payment: 2_598_000, product: 2_299_000, shipping: 299_000, rate: 41_500 })));
+    const intent = await createIntent(server, chilean.token, (body) => Object.assign(body, intentIn({ payment: 2_598_000, product: 2_299_000, shipping: 299_000, rate: 41_500 })));
     const page = await server.http.get(`/checkout/${intent.payment_intent_id}`);
     expect(page.status).toBe(200);
     expect(page.text).toContain('Tienda Andes');
@@ -83,7 +83,7 @@ describe('a currency without cents other than CLP', () => {
     const page = await server.http.get(`/pay/${link.body.short_id}`);
     expect(page.status).toBe(200);
     expect(page.text).toMatch(/7× [^<(]*142[.,\u00a0\u202f ]?857[^.,\d]/);
-    const intent = await createIntent(server, seller.token, (body) => Object.assign(body, chileanIntent({ payment: 100_000_000, product: 100_000_000, shipping: 0 }, currency, 'CI')));
+    const intent = await createIntent(server, seller.token, (body) => Object.assign(body, intentIn({ payment: 100_000_000, product: 100_000_000, shipping: 0 }, currency, 'CI')));
     const checkout = await server.http.get(`/checkout/${intent.payment_intent_id}`);
     expect(checkout.status).toBe(200);
     expect(checkout.text).toMatch(/7× [^<(]*142[.,\u00a0\u202f ]?857[^.,\d]/);
