@@ -13,7 +13,7 @@ import { notificationPasswordContext } from '../../server/store/sealed-secrets.t
 import { PLATFORM_BUNDLE } from '../support/contract.ts';
 import { startTestServer, type TestServer, ADMIN, startPlatformServer } from './support/server.ts';
 import { freshPostgresSchema, DATABASE_URL } from './support/stores.ts';
-import { addSeller, createPlan, expectError, PLANS, STORES, subscribe, subscriptionBody, SUBSCRIPTIONS, type TestSeller } from './support/recurrence.ts';
+import { addSeller, createPlan, EVENTS, expectError, PLANS, STORES, subscribe, subscriptionBody, SUBSCRIPTIONS, type TestSeller } from './support/recurrence.ts';
 
 const CLOCKS = '/sandbox/v1/test-clocks';
 const midnight = (date: string) => `${date}T00:00:00Z`;
@@ -181,6 +181,9 @@ describe.each(STORES)('billing engine and test clocks on %s', (kind) => {
         [notified.sellerId, sealedSecretsOf(server.store).seal('pw', notificationPasswordContext(notified.sellerId))],
       );
     });
+    /** The merchant's acquirer answer for one payment, through the subscription webhook. */
+    const paymentEvent = (subscriptionId: string, paymentId: string, status: string) =>
+      server.http.patch(`${EVENTS}/${subscriptionId}`).set(notified.auth).send({ idempotency_key: randomUUID(), payment_id: paymentId, status });
     const notificationsOf = async (orderId: string) =>
       (
         await server.store.query<{ payload: any; mode: string }>(
@@ -280,10 +283,7 @@ describe.each(STORES)('billing engine and test clocks on %s', (kind) => {
       ]);
       // The merchant's acquirer answer arrives through the payment event: applied and notified.
       const pending = list.installments[0]!.attempts[1].payment_id;
-      const event = await server.http
-        .patch(`/dpm/webhooks/v1/subscriptions/payment/events/${id}`)
-        .set(notified.auth)
-        .send({ idempotency_key: randomUUID(), payment_id: pending, status: 'APPROVED' });
+      const event = await paymentEvent(id, pending, 'APPROVED');
       expect(event.status, JSON.stringify(event.body)).toBe(200);
       expect(event.body).toMatchObject({ payment_status: 'approved', subscription_status: 'success' });
       const after = await notificationsOf(orderId);
@@ -298,10 +298,7 @@ describe.each(STORES)('billing engine and test clocks on %s', (kind) => {
       const created = await subscribe(server, notified, subscriptionBody(notified, plan, { customer_id: who, order_id: `AUT-${randomUUID().slice(0, 8)}` }, { number_token: 'tok_sandbox_pending' }));
       const id = created.subscription.subscription_id;
       const paymentId = (await charges(server, id)).installments[0]!.attempts[0].payment_id;
-      const event = await server.http
-        .patch(`/dpm/webhooks/v1/subscriptions/payment/events/${id}`)
-        .set(notified.auth)
-        .send({ idempotency_key: randomUUID(), payment_id: paymentId, status: 'AUTHORIZED' });
+      const event = await paymentEvent(id, paymentId, 'AUTHORIZED');
       expect(event.status, JSON.stringify(event.body)).toBe(200);
       expect(event.body).toMatchObject({ payment_status: 'authorized', applied_at: '2030-01-05T09:00:00Z' });
       // A minute later on the clock it is still authorized (it expired at once: its time was real, years before the clock's).
