@@ -1070,15 +1070,6 @@ export interface components {
          */
         PaymentMethodKey: "credit" | "debit" | "bankslip" | "instant_payment" | "google_pay" | "apple_pay" | "c2p_master";
         /**
-         * @description Text the platform stores or looks up, as a request carries it: any characters but the control
-         *     characters (NUL, the other C0 controls and DEL); tab, line feed and carriage return are allowed.
-         *
-         *     **Package decision (the seed says nothing about control characters):** a request string holding
-         *     one (NUL is U+0000, escaped in a JSON string, `%00` in a query or form) is refused with a 4xx in
-         *     the area's error shape, as any other broken rule of the request; it never reaches the store.
-         */
-        Text: string;
-        /**
          * Format: int32
          * @description Amount in the smallest unit of the currency: the last two digits are cents. For currencies
          *     without cents two zeros are appended (150 units are sent as 15000). Never a float.
@@ -1794,6 +1785,15 @@ export interface components {
              */
             created_at: string;
         };
+        /**
+         * @description Text the platform stores or looks up, as a request carries it: any characters but the control
+         *     characters (NUL, the other C0 controls and DEL); tab, line feed and carriage return are allowed.
+         *
+         *     **Package decision (the seed says nothing about control characters):** a request string holding
+         *     one (NUL is U+0000, escaped in a JSON string, `%00` in a query or form) is refused with a 4xx in
+         *     the area's error shape, as any other broken rule of the request; it never reaches the store.
+         */
+        Text: string;
         /** @description One product of the order. Sent in the payment intent request and echoed, with the same shape, in the checkout notification. */
         CheckoutProduct: {
             product_type?: components["schemas"]["ProductType"];
@@ -1824,13 +1824,12 @@ export interface components {
         PaymentIntentPayment: {
             currency: components["schemas"]["CurrencyCode"];
             /**
-             * Format: int32
              * @description Amount in minor units (cents convention).
              *
              *     **Package decision (the seed states no bound):** at least 1; a card check without a charge is
              *     the card verification flow.
              */
-            amount: number & components["schemas"]["MinorUnitAmount"];
+            amount: components["schemas"]["MinorUnitAmount"] & number;
         };
         /**
          * @description Type of the customer's document. The allowed value depends on the seller's country:
@@ -2217,7 +2216,6 @@ export interface components {
                 type_face?: components["schemas"]["CheckoutTypeFace"];
             };
             /**
-             * Format: uri
              * @description Where the customer is redirected after a successful checkout.
              *
              *     **Package decision (the seed says only `uri`):** an absolute `http` or `https` URL with a
@@ -2225,12 +2223,9 @@ export interface components {
              *     `http://[::1/` are refused with 422 `validation_error` ("must be an absolute http or https
              *     URL"), since the hosted checkout could not send the customer there.
              */
-            success_url?: string & components["schemas"]["Text"];
-            /**
-             * Format: uri
-             * @description Where the customer is redirected after a checkout error; the same rule as `success_url`.
-             */
-            error_url?: string & components["schemas"]["Text"];
+            success_url?: components["schemas"]["Text"] & string;
+            /** @description Where the customer is redirected after a checkout error; the same rule as `success_url`. */
+            error_url?: components["schemas"]["Text"] & string;
             /**
              * @description The merchant notification webhook (see the `checkout-notification` webhook). After the merge,
              *     a stored `notification` must be complete: `url`, `user_credentials.user` and
@@ -2245,7 +2240,6 @@ export interface components {
              */
             notification?: {
                 /**
-                 * Format: uri
                  * @description Webhook address, an absolute `http` or `https` URL without credentials in it;
                  *     notifications are POSTed to it exactly as written.
                  *
@@ -2257,7 +2251,7 @@ export interface components {
                  *     checked. Each delivery checks again the address it connects to: an attempt to an address
                  *     that is not public fails without sending anything.
                  */
-                url?: string & components["schemas"]["Text"];
+                url?: components["schemas"]["Text"] & string;
                 authentication_type?: components["schemas"]["NotificationAuthenticationType"];
                 /** @description Credentials the platform sends as HTTP Basic to the webhook address. */
                 user_credentials?: {
@@ -2267,7 +2261,7 @@ export interface components {
                      *     **Package decision (the seed states no rule):** non-empty and without `:`, since HTTP
                      *     Basic separates user and password with the first `:`.
                      */
-                    user?: string & components["schemas"]["Text"];
+                    user?: components["schemas"]["Text"] & string;
                     /** @description Webhook password. Write-only: stored, never returned. */
                     password?: string;
                 };
@@ -4606,7 +4600,7 @@ export interface components {
          *     token's client id. At most 255 characters (a longer value is a 400).
          * @example maria.oliveira@cafedamontanha.com.br
          */
-        Username: string & components["schemas"]["Text"];
+        Username: string;
         /**
          * @description Id of the notification delivery.
          * @example 0f6d3c1e-4b7a-4c55-9a0e-2f1b7d9c8e41
@@ -4780,7 +4774,7 @@ export interface operations {
                  *     and `_` are literal characters). 1 to 100 characters.
                  * @example fotografia
                  */
-                title?: string & components["schemas"]["Text"];
+                title?: string;
                 /**
                  * @description Only links whose `expiration` is at or after this instant (inclusive); links without
                  *     `expiration` never match an expiration filter. An RFC 3339 date-time with an offset.
@@ -4862,7 +4856,7 @@ export interface operations {
                  *     value names no link (the reference sandbox answers 404 `not_found`, not 400).
                  * @example Xk7pQ2aZ
                  */
-                short_id: string & components["schemas"]["Text"];
+                short_id: string;
             };
             cookie?: never;
         };

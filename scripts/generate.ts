@@ -13,7 +13,7 @@ import { parse, stringify } from 'yaml';
 import { AREAS, introductionTag } from './areas.ts';
 import { inlineTextRefs } from './contract/inline-text.ts';
 import { enumBesideConst } from './contract/const-enums.ts';
-import { wrapRefSiblings } from './contract/ref-siblings.ts';
+import { rulesBesideRefAsMember, wrapRefSiblings } from './contract/ref-siblings.ts';
 import { writeOperationTable } from './contract/operations.ts';
 import { writeRuntime } from './contract/runtime.ts';
 import { writeCheckoutNotificationCheck } from './contract/validators.ts';
@@ -118,7 +118,7 @@ export async function generate(outDir: string): Promise<void> {
     AREAS.map(async (area) => {
       const bundle = join(outDir, `${area}.openapi.yaml`);
       await redocly(['bundle', area, '-o', bundle]);
-      await writeFile(bundle, stringify(enumBesideConst(wrapRefSiblings(inlineTextRefs(parse(await readFile(bundle, 'utf8'))))), YAML_OUTPUT));
+      await writeFile(bundle, stringify(enumBesideConst(rulesBesideRefAsMember(wrapRefSiblings(inlineTextRefs(parse(await readFile(bundle, 'utf8')))))), YAML_OUTPUT));
     }),
   );
   const platform = join(outDir, 'platform.openapi.yaml');

@@ -172,6 +172,34 @@ function shape(doc: Doc, s: any): { properties: Record<string, any>; required: S
 const TIGHTER_WHEN_SMALLER = ['maxLength', 'maxItems', 'maxProperties', 'maximum', 'exclusiveMaximum'] as const;
 const TIGHTER_WHEN_LARGER = ['minLength', 'minItems', 'minProperties', 'minimum', 'exclusiveMinimum'] as const;
 
+/**
+ * The bounds and patterns a value of a schema must meet, its own and its allOf members': the
+ * tightest of each bound, every pattern (canonically spelled). So a rule that moves between a
+ * schema and an allOf member, or is written out where it was reached through one (the bundles'
+ * Text rule), compares as the same rule.
+ */
+function rulesOf(doc: Doc, raw: any, depth = 0): { bounds: Record<string, number>; patterns: Map<string, string> } {
+  const bounds: Record<string, number> = {};
+  const patterns = new Map<string, string>();
+  const add = (t: any) => {
+    for (const k of TIGHTER_WHEN_SMALLER) if (typeof t[k] === 'number') bounds[k] = Math.min(bounds[k] ?? Infinity, t[k]);
+    for (const k of TIGHTER_WHEN_LARGER) if (typeof t[k] === 'number') bounds[k] = Math.max(bounds[k] ?? -Infinity, t[k]);
+    if (typeof t.pattern === 'string') patterns.set(canonicalPattern(t.pattern), t.pattern);
+  };
+  const merge = (m: ReturnType<typeof rulesOf>) => {
+    add(m.bounds);
+    for (const [canonical, pattern] of m.patterns) patterns.set(canonical, pattern);
+  };
+  if (!raw || typeof raw !== 'object' || depth > 20) return { bounds, patterns };
+  // A `$ref` with keywords beside it: the target's rules and its own both apply (OpenAPI 3.1).
+  const { $ref, ...beside } = raw;
+  const s = typeof $ref === 'string' ? beside : raw;
+  if (typeof $ref === 'string') merge(rulesOf(doc, resolve(doc, { $ref }), depth + 1));
+  add(s);
+  for (const member of s.allOf ?? []) merge(rulesOf(doc, member, depth + 1));
+  return { bounds, patterns };
+}
+
 class Checker {
   readonly findings: Finding[] = [];
   private readonly seen = new Set<string>();
@@ -202,7 +230,7 @@ class Checker {
     const aTypes = typesOf(this.after, a);
     // A request schema that took only listed values (`enum`, `const`): a bound or pattern those values all meet narrows nothing.
     const bValues = enumOf(b);
-    const narrows = (keyword: string) => !bValues?.every((v) => meets(v, keyword, a[keyword]));
+    const narrows = (keyword: string, bound: unknown) => !bValues?.every((v) => meets(v, keyword, bound));
     if (side === 'request' && aTypes) {
       const lost = bTypes ? bTypes.filter((t) => !accepts(aTypes, t)) : ['any type'];
       if (lost.length) this.add('narrowed-type', where, `accepts ${lost.join(', ')} no more (now ${aTypes.join(' | ')})`);
@@ -213,14 +241,17 @@ class Checker {
     }
 
     if (side === 'request') {
+      const { bounds: bb, patterns: bp } = rulesOf(this.before, bRaw);
+      const { bounds: ab, patterns: ap } = rulesOf(this.after, aRaw);
       for (const k of TIGHTER_WHEN_SMALLER) {
-        if (typeof a[k] === 'number' && (typeof b[k] !== 'number' || a[k] < b[k]) && narrows(k)) this.add('narrowed-type', where, `${k} ${b[k] ?? 'none'} → ${a[k]}`);
+        if (ab[k] !== undefined && (bb[k] === undefined || ab[k] < bb[k]) && narrows(k, ab[k])) this.add('narrowed-type', where, `${k} ${bb[k] ?? 'none'} → ${ab[k]}`);
       }
       for (const k of TIGHTER_WHEN_LARGER) {
-        if (typeof a[k] === 'number' && (typeof b[k] !== 'number' || a[k] > b[k]) && narrows(k)) this.add('narrowed-type', where, `${k} ${b[k] ?? 'none'} → ${a[k]}`);
+        if (ab[k] !== undefined && (bb[k] === undefined || ab[k] > bb[k]) && narrows(k, ab[k])) this.add('narrowed-type', where, `${k} ${bb[k] ?? 'none'} → ${ab[k]}`);
       }
-      const respelled = typeof b.pattern === 'string' && typeof a.pattern === 'string' && canonicalPattern(a.pattern) === canonicalPattern(b.pattern);
-      if (typeof a.pattern === 'string' && a.pattern !== b.pattern && !respelled && narrows('pattern')) this.add('narrowed-type', where, `pattern ${b.pattern ?? 'none'} → ${a.pattern}`);
+      for (const [canonical, pattern] of ap) {
+        if (!bp.has(canonical) && narrows('pattern', pattern)) this.add('narrowed-type', where, `pattern ${[...bp.values()].join(' and ') || 'none'} → ${pattern}`);
+      }
     }
 
     const bEnum = enumOf(b);

@@ -5,7 +5,9 @@
 // drop them, and with them every request bound. A field whose own keywords would clash with the
 // rule's (its own `pattern`) is written in openapi/ as `allOf: [$ref: Text]` beside its pattern,
 // which the bundles keep (a `$ref` beside a pattern: tools that merge siblings keep one of the two
-// patterns); one written as a `$ref` beside its pattern would be left so. A bundle where no
+// patterns; ref-siblings.ts then makes its own rule a second `allOf` member); one written as a
+// `$ref` beside its pattern would be left so. A field written `allOf: [$ref: Text]` with no keyword
+// of its own that clashes (a parameter: see below) is written out like a `$ref`. A bundle where no
 // `$ref: Text` is left then drops the component, which linters would report as unused.
 
 const TEXT_REF = '#/components/schemas/Text';
@@ -24,6 +26,13 @@ export function inlineTextRefs<T extends { components?: { schemas?: Record<strin
     const { $ref, ...beside } = node as Node;
     if ($ref === TEXT_REF && Object.keys(beside).length && Object.keys(beside).every((k) => !(k in rule))) {
       return { ...rule, ...beside };
+    }
+    // The same field written `type: string` + `allOf: [$ref: Text]` (a parameter's schema, whose
+    // `$ref` siblings express-openapi-validator drops), when nothing beside it clashes either.
+    const { allOf, type, ...others } = node as Node;
+    if (Array.isArray(allOf) && allOf.length === 1 && (allOf[0] as Node)?.$ref === TEXT_REF && Object.keys(allOf[0] as Node).length === 1
+      && (type === undefined || type === rule.type) && Object.keys(others).every((k) => !(k in rule))) {
+      return { ...rule, ...others };
     }
     return Object.fromEntries(Object.entries(node as Node).map(([k, v]) => [k, visit(v)]));
   };

@@ -9,7 +9,7 @@
 
 const SCHEMAS = '#/components/schemas/';
 
-type Node = Record<string, unknown>;
+import { rewriteSchemas, type Node } from './schema-walk.ts';
 
 /** `doc` with each schema `$ref` that has siblings written through `allOf` (a new object). */
 export function wrapRefSiblings<T>(doc: T): T {
@@ -23,4 +23,28 @@ export function wrapRefSiblings<T>(doc: T): T {
     return Object.fromEntries(Object.entries(node as Node).map(([key, child]) => [key, visit(child)]));
   };
   return visit(doc) as T;
+}
+
+// A field's own rules beside a reference go into `allOf` too: `{ allOf: [{ $ref }], maxLength,
+// pattern }` becomes `{ allOf: [{ $ref }, { maxLength, pattern }] }`. The same schema to a JSON
+// Schema validator, but hey-api's zod plugin emits only the reference when `allOf` has one member
+// and drops the keywords beside it (a redirect URL lost its `^https?://` and its 2048), while it
+// keeps every member of a longer `allOf`. Annotations (`description`, `examples`, `x-` keys…) stay
+// where they were; a member moves only the validation keywords below, `type` with them (strict Ajv
+// wants a keyword's type beside it).
+const RULES = new Set([
+  'type', 'format', 'enum', 'const', 'multipleOf', 'minimum', 'maximum', 'exclusiveMinimum', 'exclusiveMaximum',
+  'minLength', 'maxLength', 'pattern', 'minItems', 'maxItems', 'uniqueItems', 'minProperties', 'maxProperties',
+]);
+
+/** `doc` with the validation keywords beside a one-reference `allOf` moved into a second member (a new object). */
+export function rulesBesideRefAsMember<T>(doc: T): T {
+  return rewriteSchemas(doc, (node) => {
+    const { allOf } = node;
+    if (!Array.isArray(allOf) || allOf.length !== 1 || typeof (allOf[0] as Node)?.$ref !== 'string') return node;
+    const rules = Object.entries(node).filter(([key]) => RULES.has(key));
+    if (!rules.length) return node;
+    const kept = Object.fromEntries(Object.entries(node).filter(([key]) => !RULES.has(key)));
+    return { ...kept, allOf: [allOf[0], Object.fromEntries(rules)] };
+  });
 }

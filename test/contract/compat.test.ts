@@ -123,6 +123,9 @@ describe('the breaking-change rules', () => {
     ['a request pattern that a released enum value breaks', (d) => (schemas(d).ItemRequest.properties.color.pattern = '^r'), 'narrowed-type'],
     ['a response type widened through anyOf alternatives', (d) => (schemas(d).Item.properties.name = { anyOf: [{ type: 'string' }, { type: 'null' }] }), 'narrowed-type'],
     ['a response enum without a type replaced by any value', (d) => (schemas(d).Item.properties.status = { description: 'anything' }), 'narrowed-type'],
+    ['a request pattern added in an allOf member', (d) => (schemas(d).ItemRequest.properties.name = { allOf: [{ $ref: '#/components/schemas/Code' }, { type: 'string', maxLength: 50 }] }), 'narrowed-type'],
+    ['a request bound tightened in an allOf member', (d) => (schemas(d).ItemRequest.properties.code = { allOf: [{ $ref: '#/components/schemas/Code' }, { maxLength: 10 }] }), 'narrowed-type'],
+    ['a request pattern added to a $ref with a pattern beside it', (d) => (schemas(d).ItemRequest.properties.code = { $ref: '#/components/schemas/Code', maxLength: 30, allOf: [{ pattern: '^A' }] }), 'narrowed-type'],
     ['a response alternative added (oneOf longer)', (d) => d.paths['/items'].get.responses['200'].content['application/json'].schema.items.oneOf.push({ type: 'string' }), 'narrowed-type'],
   ];
   for (const [name, edit, rule] of cases) {
@@ -170,6 +173,23 @@ describe('the breaking-change rules', () => {
       delete headers['X-Total-Count'];
     });
     expect(rules).toEqual([]);
+  });
+
+  it('reads a rule alike wherever it is written: beside a $ref, in an allOf member, or written out', () => {
+    // The bundles write a field's own rule as an allOf member beside the shared one, and the shared
+    // Text rule out at a field that reached it through allOf: neither narrows what a request takes.
+    const code = (schema: unknown) => contract((d) => (schemas(d).ItemRequest.properties.code = schema));
+    const besideRef = code({ $ref: '#/components/schemas/Code', maxLength: 30 });
+    const asMember = code({ allOf: [{ $ref: '#/components/schemas/Code' }, { type: 'string', maxLength: 30 }] });
+    const besideAllOf = code({ type: 'string', allOf: [{ $ref: '#/components/schemas/Code' }], maxLength: 30 });
+    const writtenOut = code({ type: 'string', pattern: '^[A-Z]+$', maxLength: 30 });
+    for (const [before, after] of [[besideRef, asMember], [besideAllOf, asMember], [besideAllOf, writtenOut], [asMember, besideRef]]) {
+      expect(compare(before, after).breaking).toEqual([]);
+    }
+    // A $ref with a pattern of its own beside it keeps both patterns: the target's is not new when it moves into allOf.
+    const ownPattern = code({ $ref: '#/components/schemas/Code', pattern: '^[A-M]', maxLength: 30 });
+    const ownAsMember = code({ allOf: [{ $ref: '#/components/schemas/Code' }, { type: 'string', pattern: '^[A-M]', maxLength: 30 }] });
+    expect(compare(ownPattern, ownAsMember).breaking).toEqual([]);
   });
 
   it('reads a pattern respelled from \\u00XX escapes to \\xXX as the same, and an escaped backslash as no escape', () => {

@@ -48,6 +48,14 @@ describe('inlineTextRefs', () => {
     expect(inlineTextRefs(onlyNarrowed).components.schemas).toEqual({ Name: { type: 'string', pattern: TEXT.pattern, maxLength: 60 } });
   });
 
+  it('writes out a field that reaches the rule through a one-member allOf, unless its own keywords clash', () => {
+    const viaAllOf = { type: 'string', allOf: [{ $ref: '#/components/schemas/Text' }], maxLength: 32, description: 'A short id.' };
+    const ownPattern = { type: 'string', allOf: [{ $ref: '#/components/schemas/Text' }], maxLength: 2048, pattern: '^https://' };
+    const out = inlineTextRefs({ components: { schemas: { Text: TEXT, ShortId: viaAllOf, Url: ownPattern } as Record<string, unknown> } });
+    expect(out.components.schemas.ShortId).toEqual({ type: 'string', pattern: TEXT.pattern, maxLength: 32, description: 'A short id.' });
+    expect(out.components.schemas.Url).toEqual(ownPattern);
+  });
+
   it('leaves the document it is given as it was', () => {
     inlineTextRefs(doc);
     expect(properties(doc).name.$ref).toBe('#/components/schemas/Text');

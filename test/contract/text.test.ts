@@ -26,14 +26,17 @@ const patternsOf = (document: OpenApiDocument, node: any): string[] =>
 function requestStrings(document: OpenApiDocument): Array<{ where: string; schema: any; patterns: string[] }> {
   const found: Array<{ where: string; schema: any; patterns: string[] }> = [];
   const seen = new Set<unknown>();
-  const walk = (node: any, where: string) => {
+  // `around`: the patterns of the schemas a member of `allOf`, `anyOf` or `oneOf` sits in, which
+  // apply to its value too (a field's own rules written as a second `allOf` member beside Text).
+  const walk = (node: any, where: string, around: string[] = []) => {
     if (!node || typeof node !== 'object' || seen.has(node)) return;
     seen.add(node);
     const chain = chainOf(document, node);
     const merged = Object.assign({}, ...[...chain].reverse());
-    if ([merged.type].flat().includes('string')) found.push({ where, schema: merged, patterns: patternsOf(document, node) });
+    const patterns = [...around, ...patternsOf(document, node)];
+    if ([merged.type].flat().includes('string')) found.push({ where, schema: merged, patterns });
     for (const s of chain) {
-      for (const key of ['allOf', 'anyOf', 'oneOf'] as const) (s[key] ?? []).forEach((x: any) => walk(x, where));
+      for (const key of ['allOf', 'anyOf', 'oneOf'] as const) (s[key] ?? []).forEach((x: any) => walk(x, where, patterns));
       for (const key of ['items', 'then', 'else', 'additionalProperties'] as const) walk(s[key], `${where}[]`);
       for (const [name, child] of Object.entries<any>(s.properties ?? {})) walk(child, `${where}.${name}`);
     }
@@ -76,7 +79,7 @@ describe('request strings of the contract', () => {
     expect(open.map((s) => s.where)).toEqual([]);
   });
 
-  it('parameter schemas reach Text through allOf: the validator drops the siblings of a parameter schema’s $ref', () => {
+  it('no parameter schema has keywords beside a $ref: the validator drops the siblings of a parameter schema’s $ref', () => {
     const withSiblings = requestOperations.flatMap((op) =>
       parametersOf(doc, op)
         .filter((p) => typeof p.schema?.$ref === 'string' && Object.keys(p.schema).length > 1)
@@ -123,6 +126,26 @@ describe('request strings of the contract', () => {
     expect(deref(doc, { $ref: '#/components/schemas/BusinessConfiguration' }).properties.currency).toEqual({
       allOf: [{ $ref: '#/components/schemas/CurrencyCode' }],
       description: expect.stringContaining('Default currency'),
+    });
+  });
+
+  it('no one-reference allOf has validation keywords beside it: a field\'s own rules are a second member', () => {
+    // hey-api's zod plugin emits only the reference of a one-member allOf and dropped the keywords
+    // beside it: a redirect URL kept Text's pattern and lost its `^https?://` and its 2048.
+    const RULES = ['type', 'format', 'pattern', 'minLength', 'maxLength', 'minimum', 'maximum', 'enum', 'const'];
+    const found: string[] = [];
+    const walk = (node: unknown, where: string, names = false) => {
+      if (!node || typeof node !== 'object') return;
+      const allOf = (node as any).allOf;
+      if (!names && Array.isArray(allOf) && allOf.length === 1 && allOf[0].$ref && RULES.some((rule) => rule in node)) found.push(where);
+      for (const [key, child] of Object.entries(node)) if (names || (key !== 'example' && key !== 'examples')) walk(child, `${where}/${key}`, !names && key === 'properties');
+    };
+    walk(doc, '#');
+    expect(found).toEqual([]);
+    const update = deref(doc, { $ref: '#/components/schemas/TechnicalConfigurationUpdate' });
+    expect(update.properties.success_url).toEqual({
+      allOf: [{ $ref: '#/components/schemas/Text' }, { type: 'string', maxLength: 2048, format: 'uri', pattern: '^https?://' }],
+      description: expect.stringContaining('successful checkout'),
     });
   });
 

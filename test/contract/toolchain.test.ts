@@ -90,6 +90,22 @@ describe('a second client generator (@hey-api/openapi-ts)', () => {
     expect(types).toContain('{auth_url}');
   });
 
+  it('keeps a field\'s own rules beside Text in its zod schemas (README, "Zod generators")', async () => {
+    const zodOut = join(dir, 'zod');
+    await createClient({
+      input: join(root, 'generated/platform.openapi.json'),
+      output: { path: zodOut },
+      plugins: ['@hey-api/typescript', 'zod'],
+      logs: { level: 'silent' },
+    });
+    const zod = await readFile(join(zodOut, 'zod.gen.ts'), 'utf8');
+    const update = zod.slice(zod.indexOf('export const zTechnicalConfigurationUpdate '));
+    const field = (name: string) => update.match(new RegExp(`\\b${name}: (.*),?\\n`))?.[1];
+    // Both rules: Text's (no control characters) and the URL's own scheme and length.
+    expect(field('success_url')).toBe('zText.and(z.url().max(2048).regex(/^https?:\\/\\//)).optional(),');
+    expect(zod).toMatch(/zPaymentIntentPayment = [^;]*amount: zMinorUnitAmount\.and\(z\.int\(\)\.gte\(1\)\.lte\(2147483647\)\)/s);
+  }, 120_000);
+
   it('type-checks strictly', async () => {
     const tsconfig = join(dir, 'tsconfig.json');
     await writeFile(tsconfig, JSON.stringify({
