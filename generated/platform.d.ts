@@ -1994,14 +1994,14 @@ export interface components {
              *     notification. The capture API itself is not part of the seed nor of this contract.
              * @default false
              */
-            preauthorization: boolean;
+            preauthorization?: boolean;
             /**
              * @description `true`: no payment is processed; the card is verified and stored in the vault, and the checkout
              *     notification carries `payment.result.card_id` for later charges. `payment` and `product` must
              *     then be omitted.
              * @default false
              */
-            card_verification: boolean;
+            card_verification?: boolean;
         };
         /**
          * @description Marketplace sub-merchant on whose behalf the payment is made. All fields are strings and none is
@@ -3606,7 +3606,7 @@ export interface components {
              *     `services` object has no key for it, so the sandbox keeps it apart. Default true.
              * @default true
              */
-            recurrence_enabled: boolean;
+            recurrence_enabled?: boolean;
             /**
              * @description The seller's defaults for new links. Its `currency` is one of the seller's `currencies`, and
              *     its `expiration`, when given, is in the future (a link is created ACTIVE); 422

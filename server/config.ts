@@ -274,6 +274,17 @@ function refuseWeakerKey(config: Config): Config {
   return config;
 }
 
+/**
+ * A refused setting's message in the caller's words: when the variable it starts with (`PORT must
+ * be ...`) was set from an option (`--port`, startSandbox's `port`), it names the option instead.
+ */
+export function namingOption(error: unknown, optionOf: Partial<Record<string, string>>): Error | undefined {
+  const message = (error as Error)?.message ?? '';
+  const variable = /^([A-Z][A-Z_]*) /.exec(message)?.[1];
+  const option = variable ? optionOf[variable] : undefined;
+  return option ? new Error(`${option}${message.slice(variable!.length)}`) : undefined;
+}
+
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   // This machine only, by default; another address needs SANDBOX_ADMIN_TOKEN set (refuseExposedDefaults).
   const host = env.HOST || '127.0.0.1';

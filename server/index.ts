@@ -5,7 +5,7 @@
 //   afterAll(() => sandbox.close());
 import createClient, { type Client } from 'openapi-fetch';
 import type { paths } from './http/contract.ts';
-import { loadConfig } from './config.ts';
+import { loadConfig, namingOption, type Config } from './config.ts';
 import { createLogger } from './http/logging.ts';
 import { DEMO_SELLER_ID } from './sandbox/demo-seller.ts';
 import { runSandbox } from './sandbox-server.ts';
@@ -54,14 +54,22 @@ function storageOf(options: StartSandboxOptions, env: Record<string, string>): R
 export async function startSandbox(given?: StartSandboxOptions): Promise<Sandbox> {
   const options = checkOptions(given);
   const env = options.env ?? {};
-  const config = loadConfig({
-    ...env,
-    // An empty variable is an absent one, as the command reads them.
-    PORT: options.port !== undefined ? String(options.port) : env.PORT || '0',
-    HOST: options.host ?? (env.HOST || '127.0.0.1'),
-    LOG_LEVEL: options.logLevel ?? (env.LOG_LEVEL || 'silent'),
-    ...storageOf(options, env),
-  });
+  let config: Config;
+  try {
+    config = loadConfig({
+      ...env,
+      // An empty variable is an absent one, as the command reads them.
+      PORT: options.port !== undefined ? String(options.port) : env.PORT || '0',
+      HOST: options.host ?? (env.HOST || '127.0.0.1'),
+      LOG_LEVEL: options.logLevel ?? (env.LOG_LEVEL || 'silent'),
+      ...storageOf(options, env),
+    });
+  } catch (error) {
+    // A refused option is the caller's mistake in the caller's words (`logLevel must be ...`), a TypeError
+    // as the other options' checks; a refused variable of `env` names the variable.
+    const renamed = namingOption(error, { HOST: given?.host && 'host', LOG_LEVEL: given?.logLevel && 'logLevel', DATABASE_URL: given?.databaseUrl && 'databaseUrl', DATA_DIR: given?.dataDir && 'dataDir' });
+    throw renamed ? new TypeError(renamed.message) : error;
+  }
   const running = await runSandbox(config, createLogger(config.logLevel));
   const adminToken = config.sandboxAdminToken;
   // Made on first use: openapi-fetch's client loads Node's fetch (undici), ~35 ms of a first start

@@ -5,7 +5,7 @@
 // SIGTERM/SIGINT (exit 0).
 import { existsSync } from 'node:fs';
 import { parseArgs } from 'node:util';
-import { DEFAULT_DEMO_CLIENT_SECRET, DEFAULT_SANDBOX_ADMIN_TOKEN, loadConfig, type Config } from './config.ts';
+import { DEFAULT_DEMO_CLIENT_SECRET, DEFAULT_SANDBOX_ADMIN_TOKEN, loadConfig, namingOption, type Config } from './config.ts';
 import { createLogger } from './http/logging.ts';
 import { DEMO_SELLER_ID } from './sandbox/demo-seller.ts';
 import { runSandbox } from './sandbox-server.ts';
@@ -49,9 +49,16 @@ Variables:
 `;
 
 /** The environment with the command line's options applied over it. */
-function environmentOf(argv: string[], env: NodeJS.ProcessEnv): NodeJS.ProcessEnv | 'help' {
+function environmentOf(argv: string[], env: NodeJS.ProcessEnv): { env: NodeJS.ProcessEnv; given: Partial<Record<string, string>> } | 'help' {
+  // `--port -1`: a value that starts with a dash is taken as one (parseArgs would call it ambiguous),
+  // so that the setting's own check says what is wrong with it.
+  const args: string[] = [];
+  for (let i = 0; i < argv.length; i++) {
+    if (VALUE_OPTIONS.includes(argv[i]!) && /^-\d/.test(argv[i + 1] ?? '')) args.push(`${argv[i]}=${argv[++i]}`);
+    else args.push(argv[i]!);
+  }
   const { values } = parseArgs({
-    args: argv,
+    args,
     options: {
       port: { type: 'string' },
       host: { type: 'string' },
@@ -63,8 +70,17 @@ function environmentOf(argv: string[], env: NodeJS.ProcessEnv): NodeJS.ProcessEn
   });
   if (values.help) return 'help';
   const set = (name: string, value: string | undefined) => (value === undefined ? {} : { [name]: value });
-  return { ...env, ...set('PORT', values.port), ...set('HOST', values.host), ...set('DATA_DIR', values['data-dir']), ...set('DATABASE_URL', values['database-url']) };
+  const given = {
+    ...set('PORT', values.port === undefined ? undefined : '--port'),
+    ...set('HOST', values.host === undefined ? undefined : '--host'),
+    ...set('DATA_DIR', values['data-dir'] === undefined ? undefined : '--data-dir'),
+    ...set('DATABASE_URL', values['database-url'] === undefined ? undefined : '--database-url'),
+  };
+  return { env: { ...env, ...set('PORT', values.port), ...set('HOST', values.host), ...set('DATA_DIR', values['data-dir']), ...set('DATABASE_URL', values['database-url']) }, given };
 }
+
+/** The options that take a value. */
+const VALUE_OPTIONS = ['--port', '--host', '--data-dir', '--database-url'];
 
 /** TRUST_PROXY as the banner says it. */
 const proxiesOf = (trusted: number | string[]) => (typeof trusted === 'number' ? `the ${trusted} nearest hop${trusted === 1 ? '' : 's'}, whoever connects` : trusted.join(', '));
@@ -95,15 +111,17 @@ function banner(url: string, config: Config): string {
 
 /** A setting the sandbox refuses (a bad option or PORT, the default admin token beyond loopback) is a message, not a stack trace. */
 function configOrExit(): Config {
+  let given: Partial<Record<string, string>> = {};
   try {
-    const env = environmentOf(process.argv.slice(2), process.env);
-    if (env === 'help') {
+    const options = environmentOf(process.argv.slice(2), process.env);
+    if (options === 'help') {
       process.stdout.write(HELP);
       process.exit(0);
     }
-    return loadConfig(env);
+    given = options.given;
+    return loadConfig(options.env);
   } catch (error) {
-    process.stderr.write(`${(error as Error).message}\nRun with --help for the options.\n`);
+    process.stderr.write(`${(namingOption(error, given) ?? (error as Error)).message}\nRun with --help for the options.\n`);
     process.exit(1);
   }
 }

@@ -132,6 +132,29 @@ describe('server/main.ts on an address beyond this machine', () => {
     }
   });
 
+  it('refuses a bad option in the words it was given: the option\'s name, a negative number as a value, the variable otherwise', async () => {
+    const refusal = async (args: string[], env: Record<string, string> = {}) => {
+      const started = promisify(execFile)(`${ROOT}node_modules/.bin/tsx`, ['server/main.ts', ...args], {
+        cwd: ROOT,
+        env: { ...process.env, PORT: '0', DATA_DIR: 'memory://', DATABASE_URL: '', ...env },
+      });
+      const failure = await started.then(() => undefined, (error: { code: number; stderr: string }) => error);
+      return [failure?.code, failure?.stderr.split('\n')[0]];
+    };
+    const results = await Promise.all([
+      refusal(['--port', 'abc']),
+      refusal(['--port', '-1']),
+      refusal(['--database-url', 'mysql://shop:s3cret@db.example/shop']),
+      refusal([], { PORT: 'abc' }),
+    ]);
+    expect(results).toEqual([
+      [1, '--port must be a port number, not abc'],
+      [1, '--port must be a port number, not -1'],
+      [1, '--database-url must be a PostgreSQL URL (postgres://user:password@host:5432/database), written without spaces; this one is not'],
+      [1, 'PORT must be a port number, not abc'],
+    ]);
+  });
+
   it('refuses to start with the default admin token: a message on stderr, exit code 1, nothing listening', async () => {
     // 192.0.2.1 (TEST-NET-1) is on no interface here: had the check failed, listen would fail too.
     const started = promisify(execFile)(`${ROOT}node_modules/.bin/tsx`, ['server/main.ts'], {

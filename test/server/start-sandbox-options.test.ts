@@ -61,8 +61,11 @@ it('keeps its data in dataDir when given alone (disk), over env.DATA_DIR; storag
   await Promise.all(['given', 'on-disk'].map((name) => rm(join(dir, `${name}.encryption-key`), { force: true })));
 });
 
-it('refuses a log level pino does not have, naming the accepted ones', async () => {
-  await expect(startSandbox({ logLevel: 'verbose' })).rejects.toThrow('LOG_LEVEL must be one of fatal, error, warn, info, debug, trace, silent, not verbose');
+it('refuses a log level pino does not have, naming the accepted ones and the option or variable it came from', async () => {
+  const option = await startSandbox({ logLevel: 'verbose' }).catch((error: unknown) => error);
+  expect(option).toBeInstanceOf(TypeError);
+  expect((option as Error).message).toBe('logLevel must be one of fatal, error, warn, info, debug, trace, silent, not verbose');
+  await expect(startSandbox({ env: { LOG_LEVEL: 'verbose' } })).rejects.toThrow('LOG_LEVEL must be one of fatal, error, warn, info, debug, trace, silent, not verbose');
 });
 
 it('refuses options a JavaScript caller got wrong, naming the option, before anything starts', async () => {
@@ -102,8 +105,11 @@ it('refuses a databaseUrl that is not a PostgreSQL URL as written, without quoti
       async (sandbox) => (await sandbox.close(), undefined),
       (error: unknown) => error as Error,
     );
-    expect(failure?.message, url).toBe('DATABASE_URL must be a PostgreSQL URL (postgres://user:password@host:5432/database), written without spaces; this one is not');
+    expect(failure, url).toBeInstanceOf(TypeError);
+    expect(failure?.message, url).toBe('databaseUrl must be a PostgreSQL URL (postgres://user:password@host:5432/database), written without spaces; this one is not');
   }
+  // The same URL in `env` names the variable.
+  await expect(startSandbox({ env: { DATABASE_URL: 'mysql://root:hunter2@x/db' } })).rejects.toThrow(/^DATABASE_URL must be a PostgreSQL URL/);
 });
 
 it('names the kind of a wrong value that may hold a secret, never the value', async () => {
