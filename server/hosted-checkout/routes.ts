@@ -53,7 +53,7 @@ function pageErrorOf(error: unknown, req: Request, logger: Logger): PageError {
 const NOT_ECHOED = new Set(['card_number', 'security_code', 'expiry', 'cardholder_name']);
 const echoed = (form: Record<string, unknown>) => Object.fromEntries(Object.entries(form).filter(([k]) => !NOT_ECHOED.has(k)));
 
-function send(res: Response, status: number, html: string, nonce?: string) {
+function send(res: Response, status: number, html: string, nonce?: string, redirects?: string[]) {
   res.status(status).set({
     'content-type': 'text/html; charset=utf-8',
     'cache-control': 'no-store',
@@ -61,7 +61,7 @@ function send(res: Response, status: number, html: string, nonce?: string) {
     // No Referer leaves the sandbox (the page's address carries the payment intent), and the page's
     // own form post carries its real Origin, which refuseCrossSiteForms checks.
     'referrer-policy': 'same-origin',
-    'content-security-policy': contentSecurityPolicy(nonce ?? randomBytes(16).toString('base64')),
+    'content-security-policy': contentSecurityPolicy(nonce ?? randomBytes(16).toString('base64'), redirects),
   }).send(html);
 }
 
@@ -99,6 +99,7 @@ export function checkoutPages(deps: { store: Store; config: Config; logger: Logg
       action: `/checkout/${intent.paymentIntentId}/pay`,
       error,
       nonce,
+      redirects: Object.values(page.redirects),
     };
   }
 
@@ -127,7 +128,8 @@ export function checkoutPages(deps: { store: Store; config: Config; logger: Logg
   async function showCheckoutPage(res: Response, status: number, model: (nonce: string) => Promise<CheckoutPageModel>) {
     const n = nonce();
     try {
-      send(res, status, checkoutPage(await model(n)), n);
+      const page = await model(n);
+      send(res, status, checkoutPage(page), n, page.redirects);
     } catch (error) {
       sendError(res, error);
     }

@@ -130,6 +130,34 @@ describe('hosted checkout in Chromium', () => {
     expect(payload.payment.result).toMatchObject({ status: 'Denied', return_code: '51' });
   });
 
+  it('sends the card form nowhere but the sandbox: pointed at another origin, the page\'s form-action blocks it', async () => {
+    const intent = await createIntent(server, seller.token);
+    const hits: string[] = [];
+    const elsewhere = createServer((req, res) => {
+      hits.push(`${req.method} ${req.url}`);
+      res.end('received');
+    });
+    await new Promise<void>((resolve) => elsewhere.listen(0, '127.0.0.1', resolve));
+    try {
+      await page.goto(intent.redirect_url);
+      await typeCard(APPROVED);
+      const blocked = page.waitForEvent('console', { predicate: (message) => message.text().includes('form-action'), timeout: 10_000 });
+      // As an injected script would: the form's action changed, then sent without the page's own checks.
+      await page.evaluate((action) => {
+        const form = document.querySelector<HTMLFormElement>('#pay')!;
+        form.action = action;
+        form.submit();
+      }, `http://127.0.0.1:${(elsewhere.address() as AddressInfo).port}/collect`);
+      expect((await blocked).text()).toContain("form-action 'self'");
+      expect(hits).toEqual([]);
+      expect(page.url()).toBe(intent.redirect_url);
+      expect((await server.http.get(`/checkout/${intent.payment_intent_id}`)).status).toBe(200); // still payable
+    } finally {
+      elsewhere.closeAllConnections(); // the browser may have opened one it never sent on
+      await new Promise((resolve) => elsewhere.close(resolve));
+    }
+  });
+
   it('buys a payment link: the order is readable as approved through the API and notified with mode payment_link', async () => {
     const link = await createLink(server, seller.sellerId, { shipping_amount: 1500 });
     await page.goto(`${server.url}/pay/${link.short_id}`);

@@ -50,6 +50,8 @@ for (const kind of STORES) {
         expect(res.status).toBe(200);
         expect(res.headers['content-type']).toBe('text/html; charset=utf-8');
         expect(res.headers['content-security-policy']).toMatch(/default-src 'none'; style-src 'unsafe-inline'; script-src 'nonce-/);
+        // The form goes to the sandbox, whose answer may redirect to the merchant's success and error URLs' one origin.
+        expect(res.headers['content-security-policy']).toMatch(/; form-action 'self' http:\/\/127\.0\.0\.1:9$/);
         expect(res.headers['cache-control']).toBe('no-store');
         expect(res.text).toContain('Café &lt;Aurora&gt; &amp; Cia');
         expect(res.text).not.toContain('<Aurora>');
