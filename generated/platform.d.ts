@@ -1086,8 +1086,8 @@ export interface components {
          *     without cents (ISO 4217 minor unit 0: CLP among the seed's currencies) that does not end in 00
          *     (`15001` CLP) is not an amount of that currency, and is refused with a 422 in the area's error
          *     shape naming the field, wherever a request brings one: a payment intent's amounts (all in
-         *     `payment.currency`; a card verification, which has no `payment`, names no currency to judge its
-         *     shipping amount or rates in, and they are taken as sent), a sandbox link's, plan's or
+         *     `payment.currency`; a card verification, which has no `payment`, in the seller's first currency,
+         *     the `payment.currency` of its checkout notification), a sandbox link's, plan's or
          *     subscription's, a floating installment's `new_amount`. The package's money helpers (`@payment-platform/contract/money`) apply the same rule.
          * @example 15000
          */

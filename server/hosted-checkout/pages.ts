@@ -144,7 +144,8 @@ export function checkoutPage(m: CheckoutPageModel): string {
   const lines = m.lines
     .map((l) => `<tr><td>${escapeHtml(l.title)}${l.quantity > 1 ? ` × ${l.quantity}` : ''}</td><td class="amount">${money(l.amount * l.quantity)}</td></tr>`)
     .join('');
-  const shipping = m.shippingAmount ? `<tr><td>Shipping</td><td class="amount">${money(m.shippingAmount)}</td></tr>` : '';
+  // A card verification shows no amounts: none is formatted (a stored one its currency cannot carry would throw).
+  const shipping = !m.verification && m.shippingAmount ? `<tr><td>Shipping</td><td class="amount">${money(m.shippingAmount)}</td></tr>` : '';
   const methods = m.methods
     .map((method, i) => `<label><input type="radio" name="method" value="${method}"${i === 0 ? ' checked' : ''}>${escapeHtml(METHOD_LABELS[method])}</label>`)
     .join('');

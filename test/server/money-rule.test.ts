@@ -8,6 +8,7 @@ import { ADMIN, startPlatformServer, type TestServer } from './support/server.ts
 import { createSeller, product, type SandboxSeller } from './support/payment-link.ts';
 import { createIntent, WC } from './support/checkout.ts';
 import { contractExample } from './support/web-checkout.ts';
+import { checkoutPage, layoutOf } from '../../server/hosted-checkout/pages.ts';
 import { createPlan, planBody, SUBSCRIPTIONS, subscribe, subscriptionBody, type TestSeller } from './support/recurrence.ts';
 
 const NO_CENTS = 'CLP has no cents: its amounts end in 00';
@@ -58,6 +59,35 @@ describe('a payment intent', () => {
     expect(page.status).toBe(200);
     expect(page.text).toContain('Tienda Andes');
     expect(page.text).toMatch(/25\.980/); // 25,980 pesos, Chilean grouping
+  });
+
+  it('judges a card verification\'s shipping amount and rates in the seller\'s first currency, the one its notification carries', async () => {
+    const verification = (shipping: number, rate: number) =>
+      Object.assign(contractExample('PaymentIntentRequestCardVerification'), {
+        shipping: { ...contractExample('PaymentIntentRequestStandard').shipping, shipping_amount: shipping },
+        additional_data: { rates: [{ key: 'IVA', value: rate }] },
+      });
+    const refused = await server.http.post(`${WC}/payment-intent`).set('Authorization', `Bearer ${chilean.token}`)
+      .send(Object.assign(verification(15001, 1), { customer: { ...contractExample('PaymentIntentRequestCardVerification').customer, document_type: 'RUT' } }));
+    expect(refused.status).toBe(422);
+    expect(refused.body.details.map((d: { field: string }) => d.field).sort()).toEqual(['additional_data.rates.0.value', 'shipping.shipping_amount']);
+    expect(JSON.stringify(refused.body.details)).toContain(`${NO_CENTS} (150 CLP is sent as 15000; got 15001)`);
+    // In whole pesos it is taken, and its page answers (15001 was stored and its page answered 500).
+    const intent = await createIntent(server, chilean.token, (body) => Object.assign(body, verification(299_000, 41_500), { customer: { ...body.customer, document_type: 'RUT' } }), 'PaymentIntentRequestCardVerification');
+    const page = await server.http.get(`/checkout/${intent.payment_intent_id}`);
+    expect(page.status).toBe(200);
+    expect(page.text).toContain('Verify card');
+    // A seller with cents keeps them on a verification.
+    await createIntent(server, brazilian.token, (body) => Object.assign(body, verification(15001, 1)), 'PaymentIntentRequestCardVerification');
+  });
+
+  it('renders a card verification page without formatting its amounts (one stored before the rule would throw)', () => {
+    const page = checkoutPage({
+      tradeName: 'Tienda Andes', layout: layoutOf({ primaryColor: null, accentColor: null, typeFace: 'Roboto' } as never), country: 'CL', currency: 'CLP',
+      lines: [], shippingAmount: 15001, total: 0, verification: true, methods: ['credit'], installments: [], action: '/checkout/x/pay', nonce: 'n',
+    });
+    expect(page).toContain('Verify card');
+    expect(page).not.toContain('Shipping');
   });
 
   it('leaves cents to a currency that has them: 15001 BRL is R$ 150,01', async () => {
