@@ -137,15 +137,32 @@ const sandbox = await runSandbox(config, logger).catch((error: Error) => {
 });
 process.stdout.write(banner(sandbox.url, sandbox.config) + '\n');
 
+// A stop lets requests finish (10 s at most) and closes the store; a store that does not answer
+// (PostgreSQL stopped or partitioned) could hold it longer, so it ends by STOP_DEADLINE_MS whatever
+// is left, and a second signal (a second Ctrl-C) ends it at once. Either exit is 1: not a clean stop.
+const STOP_DEADLINE_MS = 20_000;
 let stopping = false;
 function shutdown(signal: string) {
-  if (stopping) return;
+  if (stopping) {
+    logger.warn({ signal }, 'Stopping at once: a second signal came before the stop was over');
+    process.exit(1);
+  }
   stopping = true;
   logger.info({ signal }, 'Shutting down: finishing in-flight requests');
-  void sandbox.close().then(() => {
-    logger.info('Stopped');
-    process.exit(0);
-  });
+  setTimeout(() => {
+    logger.error(`The stop did not end within ${STOP_DEADLINE_MS / 1000} s: exiting with what is left undone`);
+    process.exit(1);
+  }, STOP_DEADLINE_MS).unref();
+  void sandbox.close().then(
+    () => {
+      logger.info('Stopped');
+      process.exit(0);
+    },
+    (error: Error) => {
+      logger.error({ err: error }, 'The stop failed');
+      process.exit(1);
+    },
+  );
 }
 process.on('SIGTERM', () => shutdown('SIGTERM'));
 process.on('SIGINT', () => shutdown('SIGINT'));

@@ -19,9 +19,30 @@ function queryable(client: Client): Queryable {
   };
 }
 
-/** `announcements`: how the store hears its other instances (postgres-announcements.ts). */
-export async function openPostgresStore(databaseUrl: string, announcements: AnnouncementOptions = {}): Promise<Store> {
-  const pool = new pg.Pool({ connectionString: databaseUrl });
+/**
+ * How long the store waits on a PostgreSQL that does not answer (stopped, partitioned, a failover
+ * without a reset): a connection that is not ready within `connectTimeoutMs`, or a query without an
+ * answer within `queryTimeoutMs`, fails (the request answers 500 in its area's shape, a stop ends)
+ * instead of waiting forever; the connection is then discarded. TCP keep-alive finds a peer gone
+ * silent between queries.
+ */
+export const POSTGRES_CONNECT_TIMEOUT_MS = 10_000;
+export const POSTGRES_QUERY_TIMEOUT_MS = 60_000;
+
+export interface PostgresStoreOptions extends AnnouncementOptions {
+  connectTimeoutMs?: number;
+  queryTimeoutMs?: number;
+}
+
+/** `options`: how the store hears its other instances (postgres-announcements.ts), and its time limits. */
+export async function openPostgresStore(databaseUrl: string, options: PostgresStoreOptions = {}): Promise<Store> {
+  const { connectTimeoutMs = POSTGRES_CONNECT_TIMEOUT_MS, queryTimeoutMs = POSTGRES_QUERY_TIMEOUT_MS, ...announcements } = options;
+  const pool = new pg.Pool({
+    connectionString: databaseUrl,
+    connectionTimeoutMillis: connectTimeoutMs,
+    query_timeout: queryTimeoutMs,
+    keepAlive: true,
+  });
   // An idle client that loses its server must not crash the process; the next query reports it.
   pool.on('error', () => {});
   // Fails at start, not on the first request; the schema names the channel of the instances on it.
@@ -37,6 +58,11 @@ export async function openPostgresStore(databaseUrl: string, announcements: Anno
     async transaction(fn) {
       const client = await pool.connect();
       let broken: Error | undefined;
+      // The pool listens for a client's errors only while it is idle: one lost between two queries
+      // of this transaction (the server restarted, the backend terminated) would be an unhandled
+      // 'error' event, which ends the process. Here it marks the client to discard; the next query fails.
+      const lost = (error: Error) => (broken ??= error);
+      client.on('error', lost);
       try {
         await client.query('BEGIN');
         const value = await fn(queryable(client));
@@ -47,6 +73,7 @@ export async function openPostgresStore(databaseUrl: string, announcements: Anno
         await client.query('ROLLBACK').catch((e: Error) => (broken = e));
         throw error;
       } finally {
+        client.off('error', lost);
         client.release(broken);
       }
     },

@@ -37,9 +37,11 @@ afterAll(async () => {
 });
 
 /** A token request whose body is sent in two parts, `pauseMs` apart: in flight in between. */
-function slowTokenRequest(onHeadersSent: () => void, pauseMs: number): Promise<{ status: number; body: string }> {
+const slowTokenRequest = (onHeadersSent: () => void, pauseMs: number) => slowTokenRequestTo(url, onHeadersSent, pauseMs);
+
+function slowTokenRequestTo(base: string, onHeadersSent: () => void, pauseMs: number): Promise<{ status: number; body: string }> {
   return new Promise((resolve, reject) => {
-    const req = httpRequest(`${url}/authentication/oauth2/-core/access_token`, {
+    const req = httpRequest(`${base}/authentication/oauth2/-core/access_token`, {
       method: 'POST',
       headers: { 'content-type': 'application/x-www-form-urlencoded', 'transfer-encoding': 'chunked' },
     });
@@ -104,6 +106,29 @@ describe('server/main.ts', () => {
     expect(await exited).toBe(0);
     await expect(fetch(`${url}/sandbox/v1/jwks`)).rejects.toThrow(); // no longer accepting
   });
+
+  it('on a second signal during the stop exits 1 at once, without waiting for the request in flight', async () => {
+    const port = await freePort();
+    const own = await startProcess(`${ROOT}node_modules/.bin/tsx`, ['server/main.ts'], /listening on http:\/\/\S+/, {
+      cwd: ROOT,
+      env: { PORT: String(port), HOST: '127.0.0.1', DATA_DIR: 'memory://', API_SPEC: AUTH_BUNDLE, LOG_LEVEL: 'warn', DATABASE_URL: '' },
+    });
+    try {
+      const exited = new Promise<number | null>((resolve) => own.child.once('exit', (code) => resolve(code)));
+      const signalled = Date.now();
+      // A request whose body takes 8 s to arrive: the first SIGTERM would wait for it.
+      const inFlight = slowTokenRequestTo(`http://127.0.0.1:${port}`, () => {
+        own.child.kill('SIGTERM');
+        setTimeout(() => own.child.kill('SIGTERM'), 300);
+      }, 8_000).catch((error: Error) => error);
+      expect(await exited).toBe(1);
+      expect(Date.now() - signalled).toBeLessThan(5_000); // the first signal alone waits up to 8 s
+      expect(await inFlight).toBeInstanceOf(Error); // cut, not answered
+      expect(own.output()).toContain('Stopping at once: a second signal came before the stop was over');
+    } finally {
+      await own.stop();
+    }
+  }, 20_000);
 });
 
 describe('server/main.ts on an address beyond this machine', () => {

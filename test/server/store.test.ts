@@ -265,6 +265,53 @@ storeSuite('PGlite store (in memory)', freshPglite);
 if (DATABASE_URL) {
   storeSuite('PostgreSQL store (DATABASE_URL)', freshPostgresSchema);
 
+  describe('PostgreSQL store: a server that fails or stops answering', () => {
+    it('survives the backend of a transaction terminated between two of its queries: that transaction fails, the next one works', async () => {
+      const url = await freshPostgresSchemaUrl();
+      const store = await openPostgresStore(url);
+      const other = await openPostgresStore(url);
+      try {
+        const failed = store.transaction(async (tx) => {
+          const { rows } = await tx.query<{ pid: number }>('SELECT pg_backend_pid() AS pid');
+          await other.query('SELECT pg_terminate_backend($1)', [rows[0]!.pid]);
+          // The client hears of it between queries (an 'error' event; unheard, it ended the process).
+          await new Promise((resolve) => setTimeout(resolve, 300));
+          await tx.query('SELECT 1');
+        });
+        await expect(failed).rejects.toThrow();
+        const again = await store.transaction(async (tx) => (await tx.query<{ one: number }>('SELECT 1 AS one')).rows[0]!.one);
+        expect(again).toBe(1);
+        expect((await store.query<{ one: number }>('SELECT 1 AS one')).rows).toEqual([{ one: 1 }]);
+      } finally {
+        await Promise.all([store.close(), other.close()]);
+      }
+    });
+
+    it('fails a query the server does not answer within the limit, and a connection not ready within its own, then works once it answers', async () => {
+      const url = await freshPostgresSchemaUrl();
+      const proxy = await tcpProxy({ host: new URL(url).hostname, port: Number(new URL(url).port) });
+      const store = await openPostgresStore(proxy.url(url), { queryTimeoutMs: 500, connectTimeoutMs: 500 });
+      try {
+        const started = Date.now();
+        proxy.freeze(); // the open connection: no answer, no reset
+        proxy.silent(); // new ones: accepted, never answered
+        await expect(store.query('SELECT 1')).rejects.toThrow(/timeout/i);
+        await expect(store.transaction(async (tx) => tx.query('SELECT 1'))).rejects.toThrow(/timeout/i);
+        expect(Date.now() - started).toBeLessThan(5_000);
+        proxy.up();
+        expect((await store.query<{ one: number }>('SELECT 1 AS one')).rows).toEqual([{ one: 1 }]);
+        // A store whose server never answers at all is refused at start, within the limit.
+        proxy.silent();
+        const opening = Date.now();
+        await expect(openPostgresStore(proxy.url(url), { connectTimeoutMs: 500 })).rejects.toThrow(/timeout/i);
+        expect(Date.now() - opening).toBeLessThan(3_000);
+      } finally {
+        await store.close();
+        await proxy.close();
+      }
+    }, 20_000);
+  });
+
   describe('PostgreSQL store: the connection listening for other instances', () => {
     const announceThrough = (store: Store) => store.transaction(async (tx) => tx.announce!('notification-due'));
 
