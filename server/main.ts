@@ -8,7 +8,7 @@ import { parseArgs } from 'node:util';
 import { DEFAULT_DEMO_CLIENT_SECRET, DEFAULT_SANDBOX_ADMIN_TOKEN, loadConfig, namingOption, type Config } from './config.ts';
 import { createLogger } from './http/logging.ts';
 import { DEMO_SELLER_ID } from './sandbox/demo-seller.ts';
-import { runSandbox } from './sandbox-server.ts';
+import { runSandbox, type RunningSandbox } from './sandbox-server.ts';
 
 const HELP = `payment-platform-sandbox: the payment platform as a local sandbox (tokens, payment links,
 hosted checkout with merchant webhooks, subscriptions billed on test clocks), validated against
@@ -130,19 +130,25 @@ const config = configOrExit();
 const logger = createLogger(config.logLevel);
 // A start refused (the data directory in use or not usable, the port taken, the key file open to
 // others) says why in one line, as a refused setting does; its stack goes to the log at debug.
-const sandbox = await runSandbox(config, logger).catch((error: Error) => {
+// A store stopped for good (see RunOptions) makes every request fail: the command ends, with status
+// 1, so that whoever runs it (a terminal, a process manager) sees it and starts it again.
+// (Before the start is over, the start itself fails on the stopped store.)
+let stopping = false;
+let started: RunningSandbox | undefined;
+const onStoreStopped = () => void (started && !stopping && shutdown('the store stopped', 1));
+const sandbox = await runSandbox(config, logger, { onStoreStopped }).catch((error: Error) => {
   logger.debug({ err: error }, 'The start failed');
   process.stderr.write(`Cannot start the sandbox: ${error.message}\n`);
   process.exit(1);
 });
+started = sandbox;
 process.stdout.write(banner(sandbox.url, sandbox.config) + '\n');
 
 // A stop lets requests finish (10 s at most) and closes the store; a store that does not answer
 // (PostgreSQL stopped or partitioned) could hold it longer, so it ends by STOP_DEADLINE_MS whatever
 // is left, and a second signal (a second Ctrl-C) ends it at once. Either exit is 1: not a clean stop.
 const STOP_DEADLINE_MS = 20_000;
-let stopping = false;
-function shutdown(signal: string) {
+function shutdown(signal: string, status = 0) {
   if (stopping) {
     logger.warn({ signal }, 'Stopping at once: a second signal came before the stop was over');
     process.exit(1);
@@ -156,7 +162,7 @@ function shutdown(signal: string) {
   void sandbox.close().then(
     () => {
       logger.info('Stopped');
-      process.exit(0);
+      process.exit(status);
     },
     (error: Error) => {
       logger.error({ err: error }, 'The stop failed');

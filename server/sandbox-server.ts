@@ -59,7 +59,16 @@ function listen(server: ReturnType<typeof createServer>, port: number, host: str
   });
 }
 
-export async function runSandbox(configured: Config, logger: Logger): Promise<RunningSandbox> {
+export interface RunOptions {
+  /**
+   * Told once when the store stopped for good (its PGlite thread died, or the data directory's lock
+   * was given up after the event loop stood still 8 s: a laptop asleep, a paused container), after
+   * the log line: every request fails from then on. The command exits; a test suite's sandbox does not.
+   */
+  onStoreStopped?: (error: Error) => void;
+}
+
+export async function runSandbox(configured: Config, logger: Logger, options: RunOptions = {}): Promise<RunningSandbox> {
   // In memory, from the package's pre-initialized, migrated data directory (pglite-snapshot.ts).
   let resolveApp!: (app: RequestListener) => void;
   const appReady = new Promise<RequestListener>((resolve) => (resolveApp = resolve));
@@ -71,7 +80,12 @@ export async function runSandbox(configured: Config, logger: Logger): Promise<Ru
   );
   answerClientErrors(server);
   const port = await listen(server, configured.port, configured.host);
-  const storeReady = openStore({ ...configured, pgliteSnapshot: true, ...storeLogLines(logger) }).then(async (store) => {
+  const logLines = storeLogLines(logger);
+  const onFailure = (error: Error) => {
+    logLines.onFailure(error);
+    options.onStoreStopped?.(error);
+  };
+  const storeReady = openStore({ ...configured, pgliteSnapshot: true, ...logLines, onFailure }).then(async (store) => {
     try {
       const applied = await migrate(store);
       if (applied.length) logger.info({ applied }, 'Migrations applied');

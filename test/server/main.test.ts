@@ -107,6 +107,27 @@ describe('server/main.ts', () => {
     await expect(fetch(`${url}/sandbox/v1/jwks`)).rejects.toThrow(); // no longer accepting
   });
 
+  it('exits 1 when its store stopped for good: its event loop stood still 8 s (a laptop asleep), so it gave its data directory up', async () => {
+    const port = await freePort();
+    const dir = await mkdtemp(join(tmpdir(), 'main-paused-'));
+    const own = await startProcess(`${ROOT}node_modules/.bin/tsx`, ['server/main.ts'], /listening on http:\/\/\S+/, {
+      cwd: ROOT,
+      env: { PORT: String(port), HOST: '127.0.0.1', DATA_DIR: join(dir, 'data'), API_SPEC: AUTH_BUNDLE, LOG_LEVEL: 'warn', DATABASE_URL: '' },
+    });
+    try {
+      const exited = new Promise<number | null>((resolve) => own.child.once('exit', (code) => resolve(code)));
+      own.signal('SIGSTOP');
+      await new Promise((resolve) => setTimeout(resolve, 8_500));
+      own.signal('SIGCONT');
+      expect(await exited).toBe(1); // it answered 500 to everything, alive, until restarted by hand
+      expect(own.output()).toContain('lost its lock');
+      expect(own.output()).toContain('The store stopped');
+    } finally {
+      await own.stop();
+      await rm(dir, { recursive: true, force: true });
+    }
+  }, 30_000);
+
   it('on a second signal during the stop exits 1 at once, without waiting for the request in flight', async () => {
     const port = await freePort();
     const own = await startProcess(`${ROOT}node_modules/.bin/tsx`, ['server/main.ts'], /listening on http:\/\/\S+/, {
