@@ -155,7 +155,7 @@ export async function openPgliteWorkerStore(dataDir?: string, options: PgliteWor
     store = await openUnlocked(dataDir, options, lock.refusal);
   } catch (error) {
     await lock.release();
-    throw error;
+    throw error === lock.refusal() ? error : unopenable(dataDir, error as Error);
   }
   const refused = lock.refusal(); // lost while PGlite opened
   if (refused) {
@@ -165,6 +165,19 @@ export async function openPgliteWorkerStore(dataDir?: string, options: PgliteWor
   }
   const close = store.close;
   return Object.assign(store, { close: () => close().finally(() => lock.release()) });
+}
+
+/**
+ * PGlite's own refusal of a cluster on disk (`Aborted(). Build with -sASSERTIONS for more info.`,
+ * `PGlite failed to initialize properly`) says neither which directory nor what to do.
+ */
+function unopenable(dataDir: string, error: Error): Error {
+  return new Error(
+    `PGlite could not open the database in ${dataDir} (${error.message.trim()}): its files are damaged (a disk full or a copy cut short), ` +
+      'or some are not readable and writable by this user (a start with sudo leaves files owned by root: check their owner and permissions). ' +
+      'Start on a new data directory, or put back a copy of this one',
+    { cause: error },
+  );
 }
 
 /** `refusal`: asked before every call whether the store may still reach its directory (a lock held: DataDirectoryLock). */

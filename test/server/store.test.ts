@@ -2,7 +2,7 @@
 // a PostgreSQL server. The same suite runs against each.
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { createLocalJWKSet, jwtVerify } from 'jose';
 import { beforeEach, describe, expect, it } from 'vitest';
 import { loadSigningKeys } from '../../server/authentication/keys.ts';
@@ -440,6 +440,24 @@ if (DATABASE_URL) {
 }
 
 describe('PGlite data directory', () => {
+  it('says which directory PGlite could not open, and what to do, when its files are damaged', async () => {
+    const dataDir = join(await mkdtemp(join(tmpdir(), 'pglite-damaged-')), 'data');
+    try {
+      await (await openStore({ dataDir, pgliteSnapshot: true })).close();
+      await writeFile(join(dataDir, 'global', 'pg_control'), 'not a control file'); // cut short
+      const refused = await openStore({ dataDir }).then(
+        async (store) => (await store.close(), undefined),
+        (error: Error) => error,
+      );
+      expect(refused?.message).toMatch(new RegExp(`^PGlite could not open the database in ${dataDir} \\(.+\\): its files are damaged`));
+      expect(refused?.message).toContain('Start on a new data directory, or put back a copy of this one');
+      // Its lock was released: the next start is refused the same way, not told the directory is in use.
+      await expect(openStore({ dataDir })).rejects.toThrow(/^PGlite could not open the database/);
+    } finally {
+      await rm(dirname(dataDir), { recursive: true, force: true });
+    }
+  }, 60_000);
+
   it('keeps sellers, credentials and the signing key across a restart', async () => {
     const dataDir = await mkdtemp(join(tmpdir(), 'pglite-'));
     try {
