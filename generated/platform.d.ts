@@ -1437,8 +1437,9 @@ export interface components {
          *     | `unauthorized` | 401 | the bearer token is missing, malformed, badly signed, expired, or lacks the scope `digital-plataform:gateway-api` |
          *     | `seller_not_found` | 404 | the token's seller does not exist (`GET /sellers`, `GET /payment-links/business-configurations`) |
          *     | `business_configuration_not_found` | 404 | the seller has no saved business configuration |
-         *     | `payment_link_not_found` | 404 | no link with that short id, or no link with that `link_id` owned by the token's seller (seed) |
+         *     | `payment_link_not_found` | 404 | no link with that short id (any value: one the contract refuses, longer than 32 characters say, names no link either), or no link with that `link_id` owned by the token's seller (seed) |
          *     | `order_not_found` | 404 | the link exists but has no order with that `order_id` |
+         *     | `not_found` | 404 | no operation of the area at that path (a path the contract does not describe) |
          *     | `image_too_large` | 413 | the uploaded image exceeds 5 MiB |
          *     | `unsupported_media_type` | 415 | the request is not `multipart/form-data`, or the image is not PNG, JPEG or WebP |
          *     | `invalid_date_range` | 422 | a list filter's start is not before its end |
@@ -3408,9 +3409,9 @@ export interface components {
          *     | 404 | dpm-webhooks | `Payment not found` | `payment_id` is not a payment of the subscription |
          *     | 409 | dpm-webhooks | `Idempotency key already used with a different request` | same `idempotency_key`, different event |
          *     | 422 | be-subscription | `seller_id does not match the authenticated seller` | body `seller_id` is not the token's seller |
+         *     | 422 | be-subscription | `Debit is not allowed in Brazil` | debit payment type for a seller whose country is BR, whatever the plan (checked before the plan's two rules below) |
          *     | 422 | be-subscription | `Plan is inactive` | subscribing to an inactive plan |
          *     | 422 | be-subscription | `Payment type not accepted by the plan` | credit on a `debit_card` plan, or debit on a `credit_card` plan |
-         *     | 422 | be-subscription | `Debit is not allowed in Brazil` | debit payment type for a seller whose country is BR |
          *     | 422 | be-subscription | `installment_start_date must not be in the past` | date earlier than today (UTC) |
          *     | 422 | be-subscription | `Card brand could not be determined from the bin` | `card.brand` omitted and the bin is not in the platform's bin table |
          *     | 422 | be-subscription | `Installment is outside the plan's billing cycle` | `installment` greater than `plan.period.billing_cycle` |

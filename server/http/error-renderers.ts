@@ -16,7 +16,10 @@ export interface OperationAt {
   method: string;
   path: string;
 }
-const isAt = (request: OperationAt, at: OperationAt) => request.method === at.method && request.path === at.path;
+/** A path template's segments (`{short_id}`) match any one segment of the request's path. */
+const templateOf = (path: string) => new RegExp(`^${path.split(/\{[^}]+\}/).map((part) => part.replace(/[.*+?^$()|[\]\\]/g, '\\$&')).join('[^/]+')}$`);
+const isAt = (request: OperationAt, at: OperationAt) =>
+  request.method === at.method && (request.path === at.path || (at.path.includes('{') && templateOf(at.path).test(request.path)));
 
 /** `/product/0/value` as `product.0.value`. */
 export function dotted(pointer: string): string {
@@ -56,11 +59,14 @@ export function tokenBasicCredentialsError(e: ApiError): RenderedError {
 export interface PaymentLinkErrorRules {
   /** Operations whose bare 413 (a limit the validator enforced) is the area's own error. */
   tooLarge: ReadonlyArray<OperationAt & { error: (headers: Record<string, string>) => ApiError }>;
+  /** Operations whose bare 404 (a parameter the validator refused, on an operation without 400) is the area's own error. */
+  notFound: ReadonlyArray<OperationAt & { error: (headers: Record<string, string>) => ApiError }>;
 }
 
 /** Payment link (and sandbox): `{error_code, message, status_code, details?}`, details on every 400. */
 export function paymentLinkError(e: ApiError, request: OperationAt, rules: PaymentLinkErrorRules): RenderedError {
-  const own = e.status === 413 && e.code === undefined ? rules.tooLarge.find((at) => isAt(request, at)) : undefined;
+  const ownRules = e.code !== undefined ? undefined : e.status === 413 ? rules.tooLarge : e.status === 404 ? rules.notFound : undefined;
+  const own = ownRules?.find((at) => isAt(request, at));
   if (own) e = own.error(e.headers);
   const body: Record<string, unknown> = { error_code: e.code ?? statusCode(e.status), message: e.message, status_code: e.status };
   // The sandbox's 422 (a rule the schema cannot carry) names its fields too, when it has them.

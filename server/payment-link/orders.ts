@@ -7,7 +7,7 @@ import type { components } from '../http/contract.ts';
 import { ApiError } from '../http/errors.ts';
 import type { Queryable } from '../store/store.ts';
 import { paymentLinkRepository, type OrderRow, type OrderStatus, type PaymentLinkRow } from './repository.ts';
-import { PAYMENT_LINK_NOT_FOUND } from './service.ts';
+import { PAYMENT_LINK_NOT_FOUND } from './errors.ts';
 
 type Schemas = components['schemas'];
 

@@ -4,7 +4,7 @@ import { createHash, randomInt, randomUUID } from 'node:crypto';
 import { isGuid, sellerGuidError } from '../authentication/bearer.ts';
 import { ApiError } from '../http/errors.ts';
 import type { Store } from '../store/store.ts';
-import { imageTooLarge, PRODUCT_IMAGE_FIELD, PRODUCT_IMAGE_MAX_BYTES } from './errors.ts';
+import { imageTooLarge, PAYMENT_LINK_NOT_FOUND, PRODUCT_IMAGE_FIELD, PRODUCT_IMAGE_MAX_BYTES } from './errors.ts';
 import type { PaymentMethodKey } from './payment-methods.ts';
 import {
   paymentLinkRepository,
@@ -15,7 +15,6 @@ import {
   type ProductImageRow,
 } from './repository.ts';
 
-export const PAYMENT_LINK_NOT_FOUND = () => new ApiError(404, 'payment_link_not_found', 'Payment Link not found');
 const SELLER_NOT_FOUND = () => new ApiError(404, 'seller_not_found', 'Seller not found');
 
 /** Seed: a seller id (`x-seller-id` of the token) that is not a GUID answers 400 guid_error. */

@@ -191,9 +191,11 @@ export async function createSubscription(store: Store, input: CreateSubscription
       recurrenceError(422, message, { combined_id: plan.plan_id, order_id: body.order_id, seller_id: sellerId } satisfies RecurrenceErrorFields, details);
     const method = methodOf(body);
     const today = utcDate(now);
+    // The seed's country rule first: a Brazilian seller's plans cannot be active for debit, so after
+    // the plan's checks a debit request would only ever hear of the plan, never of the rule.
+    if (debitRefusedInBrazil(method, token.country)) throw refuse(MESSAGES.debitInBrazil);
     if (!planTakesSubscriptions(plan)) throw refuse(MESSAGES.planInactive);
     if (!paymentTypeMatchesPlan(method, plan)) throw refuse(MESSAGES.paymentTypeMismatch);
-    if (debitRefusedInBrazil(method, token.country)) throw refuse(MESSAGES.debitInBrazil);
     const { start, inPast } = installmentStartDate(body.installment_start_date, today);
     if (inPast) throw refuse(MESSAGES.startDateInPast);
     const card = requestPaymentType(body).card;

@@ -100,7 +100,7 @@ describe.each(STORES)('hostile text on %s', (kind) => {
     expect(list.body.details).toEqual([{ message: `title ${NOT_TEXT}`, path: 'query.title' }]);
     const byShortId = await server.http.get('/dpy/payment-link/v1/payment-links/by-short-id/a%00b').set('Authorization', auth);
     expect(byShortId.status).toBe(404);
-    expect(byShortId.body).toEqual({ error_code: 'not_found', message: 'Not found', status_code: 404 });
+    expect(byShortId.body).toEqual({ error_code: 'payment_link_not_found', message: 'Payment Link not found', status_code: 404 });
   });
 
   it('the payment link page refuses buyer fields with NUL (400 page) and places no order', async () => {

@@ -338,10 +338,13 @@ describe.each(STORES)('payment link API (%s)', (kind) => {
         expect(res.status).toBe(404);
         expect(res.body).toEqual(NOT_FOUND);
       }
-      // Beyond the contract's 32 characters the schema refuses it: still a 404, never a 400.
+      // Beyond the contract's 32 characters the schema refuses it: still the lookup's 404, never a 400.
       const long = await get(`/payment-links/by-short-id/${'x'.repeat(300)}`);
       expect(long.status).toBe(404);
-      expect(long.body).toEqual({ error_code: 'not_found', message: 'Not found', status_code: 404 });
+      expect(long.body).toEqual(NOT_FOUND);
+      // A path of the area the contract does not describe is the area's plain 404.
+      const elsewhere = await get(`/payment-links/by-short-ids/${link.short_id}`);
+      expect([elsewhere.status, elsewhere.body]).toEqual([404, { error_code: 'not_found', message: 'Not found', status_code: 404 }]);
     });
   });
 

@@ -272,13 +272,16 @@ describe.each(STORES)('subscriptions on %s', (kind) => {
       const inactive = await createPlan(server, seller, { status: 'inactive' });
       expectError(await server.http.post(SUBSCRIPTIONS).set(seller.auth).send(subscriptionBody(seller, inactive)), 422, refused('Plan is inactive', inactive.plan_id));
 
+      // Debit from a Brazilian seller is the seed's country rule, whatever the plan: said first.
       const debitBody = subscriptionBody(seller, plan);
       debitBody.subscription.payment_type = { debit: { transaction_type: 'FULL', card: debitBody.subscription.payment_type.credit.card } } as never;
-      expectError(await server.http.post(SUBSCRIPTIONS).set(seller.auth).send(debitBody), 422, refused('Payment type not accepted by the plan', plan.plan_id));
+      expectError(await server.http.post(SUBSCRIPTIONS).set(seller.auth).send(debitBody), 422, refused('Debit is not allowed in Brazil', plan.plan_id));
+      expectError(await server.http.post(SUBSCRIPTIONS).set(seller.auth).send({ ...debitBody, plan_id: inactive.plan_id }), 422, refused('Debit is not allowed in Brazil', inactive.plan_id));
 
       const debitPlan = await createPlan(server, seller, { payment_types: 'debit_card', status: 'inactive' });
       await server.store.query(`UPDATE plans SET status = 'active' WHERE plan_id = $1`, [debitPlan.plan_id]); // only reachable by a back office
       expectError(await server.http.post(SUBSCRIPTIONS).set(seller.auth).send({ ...debitBody, plan_id: debitPlan.plan_id }), 422, refused('Debit is not allowed in Brazil', debitPlan.plan_id));
+      expectError(await server.http.post(SUBSCRIPTIONS).set(seller.auth).send(subscriptionBody(seller, debitPlan)), 422, refused('Payment type not accepted by the plan', debitPlan.plan_id));
 
       const past = subscriptionBody(seller, plan, { installment_start_date: dateFromToday(-1) });
       expectError(await server.http.post(SUBSCRIPTIONS).set(seller.auth).send(past), 422, refused('installment_start_date must not be in the past', plan.plan_id));
