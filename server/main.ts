@@ -144,7 +144,7 @@ const sandbox = await runSandbox(config, logger, { onStoreStopped }).catch((erro
 started = sandbox;
 process.stdout.write(banner(sandbox.url, sandbox.config) + '\n');
 
-// A stop lets requests finish (10 s at most) and closes the store; a store that does not answer
+// A stop lets requests finish (7 s at most) and closes the store; a store that does not answer
 // (PostgreSQL stopped or partitioned) could hold it longer, so it ends by STOP_DEADLINE_MS whatever
 // is left, and a second signal (a second Ctrl-C) ends it at once. Either exit is 1: not a clean stop.
 const STOP_DEADLINE_MS = 20_000;

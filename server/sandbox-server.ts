@@ -20,7 +20,9 @@ import { openStore } from './store/open-store.ts';
 import { checkSecretsAtRest } from './store/secrets-at-rest-check.ts';
 import { encryptionKeySourceOf, storeLogLines } from './store/store-log-lines.ts';
 
-const SHUTDOWN_GRACE_MS = 10_000;
+// Requests in flight at a stop get this long; the rest of the stop (workers, store) takes ~1-2 s
+// more, so a whole stop fits in the 10 s a container runtime (`docker stop`) gives before SIGKILL.
+const SHUTDOWN_GRACE_MS = 7_000;
 
 export interface RunningSandbox {
   /** `http://127.0.0.1:<port>` (localhost when listening on every address). */
@@ -30,7 +32,7 @@ export interface RunningSandbox {
   store: Store;
   /** Back to the fresh state: the demo seller kept, everything else gone. */
   reset(): Promise<void>;
-  /** Stops listening, lets in-flight requests finish (cut after 10 s), stops the workers, closes the store. */
+  /** Stops listening, lets in-flight requests finish (cut after 7 s), stops the workers, closes the store. */
   close(): Promise<void>;
 }
 

@@ -50,7 +50,7 @@ it('cuts the attempts after the delivery grace even while a request still holds 
   try {
     await paidIntent(sandbox.url, sandbox.seller, merchant.url);
     await expect.poll(() => merchant.state.received.length, { timeout: 5_000, interval: 20 }).toBe(1);
-    // A request whose body comes 4 s later: the stop waits for it (up to its own 10 s grace).
+    // A request whose body comes 4 s later: the stop waits for it (up to its own 7 s grace).
     request.on('error', () => {});
     request.write('POST /authentication/oauth2/-core/access_token HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/x-www-form-urlencoded\r\nContent-Length: 10\r\n\r\n');
     await new Promise((resolve) => setTimeout(resolve, 100));
