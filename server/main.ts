@@ -133,27 +133,36 @@ const logger = createLogger(config.logLevel);
 // A store stopped for good (see RunOptions) makes every request fail: the command ends, with status
 // 1, so that whoever runs it (a terminal, a process manager) sees it and starts it again.
 // (Before the start is over, the start itself fails on the stopped store.)
-let stopping = false;
+let stopping: number | undefined; // when the stop began
 let started: RunningSandbox | undefined;
-const onStoreStopped = () => void (started && !stopping && shutdown('the store stopped', 1));
+let storeStopped = false;
+const onStoreStopped = () => {
+  storeStopped = true;
+  if (started && stopping === undefined) shutdown('the store stopped', 1);
+};
 const sandbox = await runSandbox(config, logger, { onStoreStopped }).catch((error: Error) => {
   logger.debug({ err: error }, 'The start failed');
   process.stderr.write(`Cannot start the sandbox: ${error.message}\n`);
   process.exit(1);
 });
 started = sandbox;
+if (storeStopped) shutdown('the store stopped', 1); // while the start was finishing
 process.stdout.write(banner(sandbox.url, sandbox.config) + '\n');
 
 // A stop lets requests finish (7 s at most) and closes the store; a store that does not answer
 // (PostgreSQL stopped or partitioned) could hold it longer, so it ends by STOP_DEADLINE_MS whatever
 // is left, and a second signal (a second Ctrl-C) ends it at once. Either exit is 1: not a clean stop.
 const STOP_DEADLINE_MS = 20_000;
+// A signal to a process group reaches this process once from its sender and again from each wrapper
+// that passes it on (make, tsx): a repeat within SAME_SIGNAL_MS is that same signal, not a second one.
+const SAME_SIGNAL_MS = 1_000;
 function shutdown(signal: string, status = 0) {
-  if (stopping) {
+  if (stopping !== undefined) {
+    if (Date.now() - stopping < SAME_SIGNAL_MS) return;
     logger.warn({ signal }, 'Stopping at once: a second signal came before the stop was over');
     process.exit(1);
   }
-  stopping = true;
+  stopping = Date.now();
   logger.info({ signal }, 'Shutting down: finishing in-flight requests');
   setTimeout(() => {
     logger.error(`The stop did not end within ${STOP_DEADLINE_MS / 1000} s: exiting with what is left undone`);

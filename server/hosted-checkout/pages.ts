@@ -29,22 +29,16 @@ export function layoutOf(c: Pick<StoredTechnicalConfiguration, 'primaryColor' | 
   return { primary: colour(c.primaryColor, '#0B3B8C'), accent: colour(c.accentColor, '#F5A623'), fontStack: FONT_STACKS[c.typeFace] ?? FONT_STACKS['Platform Micro Text']! };
 }
 
-/** An origin as a CSP source (`https://shop.example:8443`), or undefined when CSP's grammar cannot say it (`_` in a host). */
-function cspSourceOf(url: string): string | undefined {
-  const { origin } = new URL(url);
-  return /^https?:\/\/(?:[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)*|\[[0-9A-Fa-f:.]+\])(?::\d+)?$/.test(origin) ? origin : undefined;
-}
-
 /**
- * The page's Content-Security-Policy: nothing from outside, the one inline script by nonce, and
- * forms sent only to the sandbox (`form-action`), plus the origins its answer may redirect the
- * browser to (`redirects`: the merchant's success and error URLs): browsers apply `form-action` to
- * the redirect that follows a form post too, so the merchant's origin must be listed. A redirect
- * whose origin CSP cannot spell leaves `form-action` out of that page rather than break its payment.
+ * The page's Content-Security-Policy: nothing from outside, the one inline script by nonce, and,
+ * where the form's answer stays on the sandbox (a link's page, an intent without success and error
+ * URLs, the message pages), forms sent only to the sandbox (`form-action 'self'`). A page whose
+ * answer is a 303 to the merchant (`redirects`) has no `form-action`: browsers apply it to every
+ * redirect that follows the post, the merchant's own included (http to https, apex to www), and
+ * Chromium cannot even spell an IPv6 origin in it, so the customer, already charged, would be stopped.
  */
-export function contentSecurityPolicy(nonce: string, redirects: readonly string[] = []): string {
-  const sources = redirects.map(cspSourceOf);
-  const formAction = sources.every(Boolean) ? `; form-action 'self'${[...new Set(sources)].map((source) => ` ${source}`).join('')}` : '';
+export function contentSecurityPolicy(nonce: string, redirects = false): string {
+  const formAction = redirects ? '' : "; form-action 'self'";
   return `default-src 'none'; style-src 'unsafe-inline'; script-src 'nonce-${nonce}'; img-src 'self' data:; base-uri 'none'; frame-ancestors 'none'${formAction}`;
 }
 
@@ -105,8 +99,8 @@ export interface CheckoutPageModel {
   /** Link pages: the buyer's details (and delivery address when the link asks for it). */
   buyer?: { documentTypes: readonly string[]; deliveryAddress: boolean; values: Record<string, unknown> };
   nonce: string;
-  /** Where the form's answer may redirect the browser (not shown: the page's `form-action`). */
-  redirects?: string[];
+  /** The form's answer redirects the browser to the merchant (not shown: the page's `form-action`). */
+  redirects?: boolean;
 }
 
 const input = (name: string, label: string, values: Record<string, unknown>, attrs = '') =>

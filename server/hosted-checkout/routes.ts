@@ -53,7 +53,7 @@ function pageErrorOf(error: unknown, req: Request, logger: Logger): PageError {
 const NOT_ECHOED = new Set(['card_number', 'security_code', 'expiry', 'cardholder_name']);
 const echoed = (form: Record<string, unknown>) => Object.fromEntries(Object.entries(form).filter(([k]) => !NOT_ECHOED.has(k)));
 
-function send(res: Response, status: number, html: string, nonce?: string, redirects?: string[]) {
+function send(res: Response, status: number, html: string, nonce?: string, redirects = false) {
   res.status(status).set({
     'content-type': 'text/html; charset=utf-8',
     'cache-control': 'no-store',
@@ -99,7 +99,7 @@ export function checkoutPages(deps: { store: Store; config: Config; logger: Logg
       action: `/checkout/${intent.paymentIntentId}/pay`,
       error,
       nonce,
-      redirects: Object.values(page.redirects),
+      redirects: Object.keys(page.redirects).length > 0,
     };
   }
 

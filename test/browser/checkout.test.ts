@@ -130,8 +130,8 @@ describe('hosted checkout in Chromium', () => {
     expect(payload.payment.result).toMatchObject({ status: 'Denied', return_code: '51' });
   });
 
-  it('sends the card form nowhere but the sandbox: pointed at another origin, the page\'s form-action blocks it', async () => {
-    const intent = await createIntent(server, seller.token);
+  it('sends a link page\'s card form nowhere but the sandbox: pointed at another origin, the page\'s form-action blocks it', async () => {
+    const link = await createLink(server, seller.sellerId);
     const hits: string[] = [];
     const elsewhere = createServer((req, res) => {
       hits.push(`${req.method} ${req.url}`);
@@ -139,8 +139,7 @@ describe('hosted checkout in Chromium', () => {
     });
     await new Promise<void>((resolve) => elsewhere.listen(0, '127.0.0.1', resolve));
     try {
-      await page.goto(intent.redirect_url);
-      await typeCard(APPROVED);
+      await page.goto(`${server.url}/pay/${link.short_id}`);
       const blocked = page.waitForEvent('console', { predicate: (message) => message.text().includes('form-action'), timeout: 10_000 });
       // As an injected script would: the form's action changed, then sent without the page's own checks.
       await page.evaluate((action) => {
@@ -150,11 +149,28 @@ describe('hosted checkout in Chromium', () => {
       }, `http://127.0.0.1:${(elsewhere.address() as AddressInfo).port}/collect`);
       expect((await blocked).text()).toContain("form-action 'self'");
       expect(hits).toEqual([]);
-      expect(page.url()).toBe(intent.redirect_url);
-      expect((await server.http.get(`/checkout/${intent.payment_intent_id}`)).status).toBe(200); // still payable
+      expect(page.url()).toBe(`${server.url}/pay/${link.short_id}`);
     } finally {
       elsewhere.closeAllConnections(); // the browser may have opened one it never sent on
       await new Promise((resolve) => elsewhere.close(resolve));
+    }
+  });
+
+  it('lands on a success_url that redirects again (http to https, apex to www): no form-action stops the chain', async () => {
+    // The merchant's own redirect, to another origin: browsers apply a page's form-action to each hop.
+    const hop = createServer((req, res) => res.writeHead(302, { location: `${merchant.url}/success${req.url!.slice(req.url!.indexOf('?'))}` }).end());
+    await new Promise<void>((resolve) => hop.listen(0, '127.0.0.1', resolve));
+    try {
+      const hopUrl = `http://127.0.0.1:${(hop.address() as AddressInfo).port}`;
+      await configureCheckout(server, seller.token, { url: hopUrl });
+      const intent = await createIntent(server, seller.token);
+      await page.goto(intent.redirect_url);
+      await typeCard(APPROVED);
+      await Promise.all([page.waitForURL(`${merchant.url}/success?payment_intent_id=${intent.payment_intent_id}`), page.click('#pay-button')]);
+    } finally {
+      await configureCheckout(server, seller.token, merchant);
+      hop.closeAllConnections();
+      await new Promise((resolve) => hop.close(resolve));
     }
   });
 
