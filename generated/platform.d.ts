@@ -1439,7 +1439,7 @@ export interface components {
          *     | `business_configuration_not_found` | 404 | the seller has no saved business configuration |
          *     | `payment_link_not_found` | 404 | no link with that short id (any value: one the contract refuses, longer than 32 characters say, names no link either), or no link with that `link_id` owned by the token's seller (seed) |
          *     | `order_not_found` | 404 | the link exists but has no order with that `order_id` |
-         *     | `not_found` | 404 | no operation of the area at that path (a path the contract does not describe) |
+         *     | `not_found` | 404 | no operation of the area at that path (a path the contract does not describe), or a short-id lookup refused for another reason than its short id (an unknown query parameter: the lookup documents no 400) |
          *     | `image_too_large` | 413 | the uploaded image exceeds 5 MiB |
          *     | `unsupported_media_type` | 415 | the request is not `multipart/form-data`, or the image is not PNG, JPEG or WebP |
          *     | `invalid_date_range` | 422 | a list filter's start is not before its end |

@@ -31,9 +31,10 @@ export function wrapRefSiblings<T>(doc: T): T {
 // and drops the keywords beside it (a redirect URL lost its `^https?://` and its 2048), while it
 // keeps every member of a longer `allOf`. Annotations (`description`, `examples`, `x-` keys…) stay
 // where they were; a member moves only the validation keywords below, `type` with them (strict Ajv
-// wants a keyword's type beside it).
+// wants a keyword's type beside it). `enum` and `const` stay too: the compatibility checker
+// (scripts/compat/) reads a schema's listed values where the schema has them, not in its members.
 const RULES = new Set([
-  'type', 'format', 'enum', 'const', 'multipleOf', 'minimum', 'maximum', 'exclusiveMinimum', 'exclusiveMaximum',
+  'type', 'format', 'multipleOf', 'minimum', 'maximum', 'exclusiveMinimum', 'exclusiveMaximum',
   'minLength', 'maxLength', 'pattern', 'minItems', 'maxItems', 'uniqueItems', 'minProperties', 'maxProperties',
 ]);
 

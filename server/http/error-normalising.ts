@@ -131,7 +131,8 @@ export function asDocumented(e: ApiError, operation: DocumentedOperation | undef
         : `The request body must be ${types.join(' or ') || 'absent'}`;
     return new ApiError(400, undefined, message, [{ location: 'body', pointer: '', message }], e.headers);
   }
-  if (e.status === 400 && '404' in responses) return new ApiError(404, undefined, statusMessage(404), [], e.headers);
+  // Its problems stay (a 404 renders none): an area may tell a refused path value from the rest.
+  if (e.status === 400 && '404' in responses) return new ApiError(404, undefined, statusMessage(404), e.problems, e.headers);
   if (e.status === 422 && '400' in responses) return new ApiError(400, e.code, e.message, e.problems, e.headers, e.fields);
   return e;
 }

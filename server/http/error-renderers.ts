@@ -59,13 +59,15 @@ export function tokenBasicCredentialsError(e: ApiError): RenderedError {
 export interface PaymentLinkErrorRules {
   /** Operations whose bare 413 (a limit the validator enforced) is the area's own error. */
   tooLarge: ReadonlyArray<OperationAt & { error: (headers: Record<string, string>) => ApiError }>;
-  /** Operations whose bare 404 (a parameter the validator refused, on an operation without 400) is the area's own error. */
+  /** Operations whose bare 404 from a refused path value (on an operation without 400) is the area's own error. */
   notFound: ReadonlyArray<OperationAt & { error: (headers: Record<string, string>) => ApiError }>;
 }
 
 /** Payment link (and sandbox): `{error_code, message, status_code, details?}`, details on every 400. */
 export function paymentLinkError(e: ApiError, request: OperationAt, rules: PaymentLinkErrorRules): RenderedError {
-  const ownRules = e.code !== undefined ? undefined : e.status === 413 ? rules.tooLarge : e.status === 404 ? rules.notFound : undefined;
+  // A path value the contract refuses, or a path that does not decode (`%`), as the validator reports it.
+  const pathRefused = e.problems.length > 0 && e.problems.every((p) => p.location === 'path' || p.message === 'malformed uri');
+  const ownRules = e.code !== undefined ? undefined : e.status === 413 ? rules.tooLarge : e.status === 404 && pathRefused ? rules.notFound : undefined;
   const own = ownRules?.find((at) => isAt(request, at));
   if (own) e = own.error(e.headers);
   const body: Record<string, unknown> = { error_code: e.code ?? statusCode(e.status), message: e.message, status_code: e.status };

@@ -22,6 +22,7 @@ export const PAYMENT_LINK_ERROR_RULES: PaymentLinkErrorRules = {
   // The upload's size limit is enforced by the validator's multer (app.ts): its 413 is image_too_large.
   tooLarge: [{ method: 'POST', path: IMAGE_UPLOAD, error: imageTooLarge }],
   // A short id the contract refuses (longer than 32, a control character) names no link: the lookup
-  // documents no 400, so the validator's refusal is its 404 (error-normalising.ts), the lookup's own.
+  // documents no 400, so the validator's refusal of the path is its 404 (error-normalising.ts), the
+  // lookup's own. Another refusal (an unknown query parameter) stays the area's plain 404.
   notFound: [{ method: 'GET', path: SHORT_ID_LOOKUP, error: PAYMENT_LINK_NOT_FOUND }],
 };

@@ -53,7 +53,8 @@ async function resetScript(store: Store): Promise<string> {
   // Every table first, or none (NOWAIT): a reset never waits holding some of them, so it cannot
   // deadlock with a transaction under way (resetSandbox tries again until that one is over).
   const lock = `LOCK TABLE ${ordered.filter((t) => cleared.includes(t)).map((t) => `"${t}"`).join(', ')} IN ACCESS EXCLUSIVE MODE NOWAIT;`;
-  return [lock, ...deletes, ...restarts].join('\n');
+  // No statement time limit (postgres-store.ts): on a large shared database the deletes may be long.
+  return ['SET LOCAL statement_timeout = 0;', lock, ...deletes, ...restarts].join('\n');
 }
 
 export async function resetSandbox(store: Store): Promise<void> {

@@ -54,6 +54,9 @@ export async function migrate(store: Store, dir = MIGRATIONS_DIR): Promise<strin
   for (const migration of pending) {
     const sql = await readFile(migration.file, 'utf8');
     const ran = await store.transaction(async (tx) => {
+      // No statement time limit (postgres-store.ts): the lock waits for another instance's migration,
+      // and a migration on a large database may be long.
+      await tx.exec('SET LOCAL statement_timeout = 0');
       await tx.query('SELECT pg_advisory_xact_lock($1)', [MIGRATION_LOCK]);
       await tx.exec(`CREATE TABLE IF NOT EXISTS schema_migrations (
         version text PRIMARY KEY,

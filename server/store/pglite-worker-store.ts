@@ -155,7 +155,7 @@ export async function openPgliteWorkerStore(dataDir?: string, options: PgliteWor
     store = await openUnlocked(dataDir, options, lock.refusal);
   } catch (error) {
     await lock.release();
-    throw error === lock.refusal() ? error : unopenable(dataDir, error as Error);
+    throw isPgliteRefusal(error) ? unopenable(dataDir, error as Error) : error;
   }
   const refused = lock.refusal(); // lost while PGlite opened
   if (refused) {
@@ -171,6 +171,8 @@ export async function openPgliteWorkerStore(dataDir?: string, options: PgliteWor
  * PGlite's own refusal of a cluster on disk (`Aborted(). Build with -sASSERTIONS for more info.`,
  * `PGlite failed to initialize properly`) says neither which directory nor what to do.
  */
+const isPgliteRefusal = (error: unknown) => error instanceof Error && /^(Aborted\(|PGlite failed to initialize)/.test(error.message.trim());
+
 function unopenable(dataDir: string, error: Error): Error {
   return new Error(
     `PGlite could not open the database in ${dataDir} (${error.message.trim()}): its files are damaged (a disk full or a copy cut short), ` +

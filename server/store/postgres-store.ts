@@ -20,28 +20,41 @@ function queryable(client: Client): Queryable {
 }
 
 /**
- * How long the store waits on a PostgreSQL that does not answer (stopped, partitioned, a failover
- * without a reset): a connection that is not ready within `connectTimeoutMs`, or a query without an
- * answer within `queryTimeoutMs`, fails (the request answers 500 in its area's shape, a stop ends)
- * instead of waiting forever; the connection is then discarded. TCP keep-alive finds a peer gone
- * silent between queries.
+ * Time limits, so that a slow or silent PostgreSQL fails requests instead of holding them:
+ * - a statement runs at most `statementTimeoutMs` on the server (`statement_timeout`: PostgreSQL
+ *   cancels it, its transaction rolls back and its locks go); migrations and `reset()` lift it
+ *   (`SET LOCAL statement_timeout = 0`), being long by nature on a large database;
+ * - a server that does not answer at all (stopped, partitioned, a failover without a reset): a
+ *   connection not ready within `connectTimeoutMs` fails, which also bounds a request's wait for one
+ *   of the pool's 10 connections, and a query without an answer within `queryTimeoutMs` fails on
+ *   this side (the connection is discarded; what the server may still do is its own);
+ * - TCP keep-alive from 10 s of silence finds a peer gone between queries.
  */
 export const POSTGRES_CONNECT_TIMEOUT_MS = 10_000;
-export const POSTGRES_QUERY_TIMEOUT_MS = 60_000;
+export const POSTGRES_STATEMENT_TIMEOUT_MS = 60_000;
+export const POSTGRES_QUERY_TIMEOUT_MS = 120_000;
 
 export interface PostgresStoreOptions extends AnnouncementOptions {
   connectTimeoutMs?: number;
+  statementTimeoutMs?: number;
   queryTimeoutMs?: number;
 }
 
 /** `options`: how the store hears its other instances (postgres-announcements.ts), and its time limits. */
 export async function openPostgresStore(databaseUrl: string, options: PostgresStoreOptions = {}): Promise<Store> {
-  const { connectTimeoutMs = POSTGRES_CONNECT_TIMEOUT_MS, queryTimeoutMs = POSTGRES_QUERY_TIMEOUT_MS, ...announcements } = options;
+  const {
+    connectTimeoutMs = POSTGRES_CONNECT_TIMEOUT_MS,
+    statementTimeoutMs = POSTGRES_STATEMENT_TIMEOUT_MS,
+    queryTimeoutMs = POSTGRES_QUERY_TIMEOUT_MS,
+    ...announcements
+  } = options;
   const pool = new pg.Pool({
     connectionString: databaseUrl,
     connectionTimeoutMillis: connectTimeoutMs,
+    statement_timeout: statementTimeoutMs,
     query_timeout: queryTimeoutMs,
     keepAlive: true,
+    keepAliveInitialDelayMillis: 10_000,
   });
   // An idle client that loses its server must not crash the process; the next query reports it.
   pool.on('error', () => {});

@@ -287,6 +287,29 @@ if (DATABASE_URL) {
       }
     });
 
+    it('has PostgreSQL cancel a statement past its time limit (its locks go), unless the transaction lifts it as migrations and reset() do', async () => {
+      const url = await freshPostgresSchemaUrl();
+      const store = await openPostgresStore(url, { statementTimeoutMs: 300 });
+      try {
+        const started = Date.now();
+        await expect(store.transaction(async (tx) => {
+          await tx.exec('CREATE TABLE held (id int)');
+          await tx.exec('LOCK TABLE held IN ACCESS EXCLUSIVE MODE');
+          await tx.query('SELECT pg_sleep(5)');
+        })).rejects.toMatchObject({ code: '57014' }); // query_canceled, on the server
+        expect(Date.now() - started).toBeLessThan(3_000);
+        const sleeping = await store.query<{ n: string }>("SELECT count(*) AS n FROM pg_stat_activity WHERE query LIKE 'SELECT pg_sleep(5)%' AND state = 'active'");
+        expect(sleeping.rows[0]!.n).toBe('0');
+        const lifted = await store.transaction(async (tx) => {
+          await tx.exec('SET LOCAL statement_timeout = 0');
+          return (await tx.query<{ done: number }>('SELECT 1 AS done FROM pg_sleep(0.6)')).rows[0]!.done;
+        });
+        expect(lifted).toBe(1);
+      } finally {
+        await store.close();
+      }
+    });
+
     it('fails a query the server does not answer within the limit, and a connection not ready within its own, then works once it answers', async () => {
       const url = await freshPostgresSchemaUrl();
       const proxy = await tcpProxy({ host: new URL(url).hostname, port: Number(new URL(url).port) });
