@@ -1,7 +1,6 @@
 // `server/main.ts` as a process: it starts on a data directory, prints how to get a token, serves
-// one, and on SIGTERM finishes the request in flight and exits 0.
+// one, and on SIGTERM finishes the request in flight and exits 0 (main-stop.test.ts: the stops that end it at once).
 import { execFile } from 'node:child_process';
-import { request as httpRequest } from 'node:http';
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
@@ -10,6 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { freePort, startProcess, type Started } from '../support/processes.ts';
 import { openStore } from '../../server/store/open-store.ts';
 import { AUTH_BUNDLE, tokenForm } from './support/server.ts';
+import { slowTokenRequestTo } from './support/slow-request.ts';
 import { DATABASE_URL, freshPostgresSchemaUrl, listeningInstances, terminateListeners } from './support/stores.ts';
 
 const ROOT = new URL('../../', import.meta.url).pathname;
@@ -39,24 +39,6 @@ afterAll(async () => {
 /** A token request whose body is sent in two parts, `pauseMs` apart: in flight in between. */
 const slowTokenRequest = (onHeadersSent: () => void, pauseMs: number) => slowTokenRequestTo(url, onHeadersSent, pauseMs);
 
-function slowTokenRequestTo(base: string, onHeadersSent: () => void, pauseMs: number): Promise<{ status: number; body: string }> {
-  return new Promise((resolve, reject) => {
-    const req = httpRequest(`${base}/authentication/oauth2/-core/access_token`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/x-www-form-urlencoded', 'transfer-encoding': 'chunked' },
-    });
-    req.on('error', reject);
-    req.on('response', (res) => {
-      let body = '';
-      res.on('data', (chunk) => (body += chunk));
-      res.on('end', () => resolve({ status: res.statusCode!, body }));
-    });
-    const form = new URLSearchParams(tokenForm()).toString();
-    req.write(form.slice(0, 10));
-    setTimeout(onHeadersSent, pauseMs / 2);
-    setTimeout(() => req.end(form.slice(10)), pauseMs);
-  });
-}
 
 describe('server/main.ts', () => {
   it('prints the URL, the demo credentials and a first curl', () => {
@@ -112,55 +94,6 @@ describe('server/main.ts', () => {
     await expect(fetch(`${url}/sandbox/v1/jwks`)).rejects.toThrow(); // no longer accepting
   });
 
-  it('exits 1 when its store stopped for good: its event loop stood still 8 s (a laptop asleep), so it gave its data directory up', async () => {
-    const port = await freePort();
-    const dir = await mkdtemp(join(tmpdir(), 'main-paused-'));
-    const own = await startProcess(`${ROOT}node_modules/.bin/tsx`, ['server/main.ts'], /listening on http:\/\/\S+/, {
-      cwd: ROOT,
-      env: { PORT: String(port), HOST: '127.0.0.1', DATA_DIR: join(dir, 'data'), API_SPEC: AUTH_BUNDLE, LOG_LEVEL: 'warn', DATABASE_URL: '' },
-    });
-    try {
-      const exited = new Promise<number | null>((resolve) => own.child.once('exit', (code) => resolve(code)));
-      own.signal('SIGSTOP');
-      await new Promise((resolve) => setTimeout(resolve, 8_500));
-      own.signal('SIGCONT');
-      expect(await exited).toBe(1); // it answered 500 to everything, alive, until restarted by hand
-      expect(own.output()).toContain('lost its lock');
-      expect(own.output()).toContain('The store stopped');
-    } finally {
-      await own.stop();
-      await rm(dir, { recursive: true, force: true });
-    }
-  }, 30_000);
-
-  it('on a second signal during the stop exits 1 at once, without waiting for the request in flight', async () => {
-    const port = await freePort();
-    const own = await startProcess(`${ROOT}node_modules/.bin/tsx`, ['server/main.ts'], /listening on http:\/\/\S+/, {
-      cwd: ROOT,
-      env: { PORT: String(port), HOST: '127.0.0.1', DATA_DIR: 'memory://', API_SPEC: AUTH_BUNDLE, LOG_LEVEL: 'warn', DATABASE_URL: '' },
-    });
-    try {
-      const exited = new Promise<number | null>((resolve) => own.child.once('exit', (code) => resolve(code)));
-      let second = 0;
-      // A request whose body takes 6 s to arrive (its headers sent, the signals come 3 s in): the
-      // first SIGTERM would wait for it. The group's signal reaches the program twice (from here
-      // and through tsx): that is one signal; the second, 1.5 s later, ends it.
-      const inFlight = slowTokenRequestTo(`http://127.0.0.1:${port}`, () => {
-        own.signal('SIGTERM');
-        setTimeout(() => {
-          second = Date.now();
-          own.signal('SIGTERM');
-        }, 1_500);
-      }, 6_000).catch((error: Error) => error);
-      expect(await exited).toBe(1);
-      expect(second).toBeGreaterThan(0);
-      expect(Date.now() - second).toBeLessThan(1_000); // at once, not when the request ends
-      expect(await inFlight).toBeInstanceOf(Error); // cut, not answered
-      expect(own.output()).toContain('Stopping at once: a second signal came before the stop was over');
-    } finally {
-      await own.stop();
-    }
-  }, 20_000);
 });
 
 describe('server/main.ts on an address beyond this machine', () => {

@@ -1,0 +1,64 @@
+// `server/main.ts` stopping as a process, in a file of its own (its tests mostly wait: a stopped
+// event loop, a request in flight): a stop that a second signal ends at once, and a store stopped
+// for good that ends the command.
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { freePort, startProcess } from '../support/processes.ts';
+import { AUTH_BUNDLE } from './support/server.ts';
+import { slowTokenRequestTo } from './support/slow-request.ts';
+
+const ROOT = new URL('../../', import.meta.url).pathname;
+
+describe('server/main.ts stopping', () => {
+  it('exits 1 when its store stopped for good: its event loop stood still 8 s (a laptop asleep), so it gave its data directory up', async () => {
+    const port = await freePort();
+    const dir = await mkdtemp(join(tmpdir(), 'main-paused-'));
+    const own = await startProcess(`${ROOT}node_modules/.bin/tsx`, ['server/main.ts'], /listening on http:\/\/\S+/, {
+      cwd: ROOT,
+      env: { PORT: String(port), HOST: '127.0.0.1', DATA_DIR: join(dir, 'data'), API_SPEC: AUTH_BUNDLE, LOG_LEVEL: 'warn', DATABASE_URL: '' },
+    });
+    try {
+      const exited = new Promise<number | null>((resolve) => own.child.once('exit', (code) => resolve(code)));
+      own.signal('SIGSTOP');
+      await new Promise((resolve) => setTimeout(resolve, 8_500));
+      own.signal('SIGCONT');
+      expect(await exited).toBe(1); // it answered 500 to everything, alive, until restarted by hand
+      expect(own.output()).toContain('lost its lock');
+      expect(own.output()).toContain('The store stopped');
+    } finally {
+      await own.stop();
+      await rm(dir, { recursive: true, force: true });
+    }
+  }, 30_000);
+
+  it('on a second signal during the stop exits 1 at once, without waiting for the request in flight', async () => {
+    const port = await freePort();
+    const own = await startProcess(`${ROOT}node_modules/.bin/tsx`, ['server/main.ts'], /listening on http:\/\/\S+/, {
+      cwd: ROOT,
+      env: { PORT: String(port), HOST: '127.0.0.1', DATA_DIR: 'memory://', API_SPEC: AUTH_BUNDLE, LOG_LEVEL: 'warn', DATABASE_URL: '' },
+    });
+    try {
+      const exited = new Promise<number | null>((resolve) => own.child.once('exit', (code) => resolve(code)));
+      let second = 0;
+      // A request whose body takes 6 s to arrive (its headers sent, the signals come 3 s in): the
+      // first SIGTERM would wait for it. The group's signal reaches the program twice (from here
+      // and through tsx): that is one signal; the second, 1.5 s later, ends it.
+      const inFlight = slowTokenRequestTo(`http://127.0.0.1:${port}`, () => {
+        own.signal('SIGTERM');
+        setTimeout(() => {
+          second = Date.now();
+          own.signal('SIGTERM');
+        }, 1_500);
+      }, 6_000).catch((error: Error) => error);
+      expect(await exited).toBe(1);
+      expect(second).toBeGreaterThan(0);
+      expect(Date.now() - second).toBeLessThan(1_000); // at once, not when the request ends
+      expect(await inFlight).toBeInstanceOf(Error); // cut, not answered
+      expect(own.output()).toContain('Stopping at once: a second signal came before the stop was over');
+    } finally {
+      await own.stop();
+    }
+  }, 20_000);
+});

@@ -1,0 +1,23 @@
+// A token request in flight for a while, for the tests of a stop: its body is sent in two parts,
+// `pauseMs` apart, and `onHeadersSent` is called halfway.
+import { request as httpRequest } from 'node:http';
+import { tokenForm } from './server.ts';
+
+export function slowTokenRequestTo(base: string, onHeadersSent: () => void, pauseMs: number): Promise<{ status: number; body: string }> {
+  return new Promise((resolve, reject) => {
+    const req = httpRequest(`${base}/authentication/oauth2/-core/access_token`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded', 'transfer-encoding': 'chunked' },
+    });
+    req.on('error', reject);
+    req.on('response', (res) => {
+      let body = '';
+      res.on('data', (chunk) => (body += chunk));
+      res.on('end', () => resolve({ status: res.statusCode!, body }));
+    });
+    const form = new URLSearchParams(tokenForm()).toString();
+    req.write(form.slice(0, 10));
+    setTimeout(onHeadersSent, pauseMs / 2);
+    setTimeout(() => req.end(form.slice(10)), pauseMs);
+  });
+}
