@@ -132,13 +132,11 @@ describe('server/main.ts on an address beyond this machine', () => {
       return [failure?.code, failure?.stderr.split('\n')[0]];
     };
     const results = await Promise.all([
-      refusal(['--port', 'abc']),
       refusal(['--port', '-1']),
       refusal(['--database-url', 'mysql://shop:s3cret@db.example/shop']),
       refusal([], { PORT: 'abc' }),
     ]);
     expect(results).toEqual([
-      [1, '--port must be a port number, not abc'],
       [1, '--port must be a port number, not -1'],
       [1, '--database-url must be a PostgreSQL URL (postgres://user:password@host:5432/database), written without spaces; this one is not'],
       [1, 'PORT must be a port number, not abc'],
