@@ -69,18 +69,20 @@ function environmentOf(argv: string[], env: NodeJS.ProcessEnv): { env: NodeJS.Pr
     strict: true,
   });
   if (values.help) return 'help';
-  const set = (name: string, value: string | undefined) => (value === undefined ? {} : { [name]: value });
-  const given = {
-    ...set('PORT', values.port === undefined ? undefined : '--port'),
-    ...set('HOST', values.host === undefined ? undefined : '--host'),
-    ...set('DATA_DIR', values['data-dir'] === undefined ? undefined : '--data-dir'),
-    ...set('DATABASE_URL', values['database-url'] === undefined ? undefined : '--database-url'),
-  };
-  return { env: { ...env, ...set('PORT', values.port), ...set('HOST', values.host), ...set('DATA_DIR', values['data-dir']), ...set('DATABASE_URL', values['database-url']) }, given };
+  const withOptions = { ...env };
+  const given: Partial<Record<string, string>> = {}; // the variables set from an option, by the option's name
+  for (const [option, variable] of Object.entries(OPTION_VARIABLES)) {
+    const value = values[option as keyof typeof OPTION_VARIABLES];
+    if (value === undefined) continue;
+    withOptions[variable] = value;
+    given[variable] = `--${option}`;
+  }
+  return { env: withOptions, given };
 }
 
-/** The options that take a value. */
-const VALUE_OPTIONS = ['--port', '--host', '--data-dir', '--database-url'];
+/** The options that take a value, and the variable each sets. */
+const OPTION_VARIABLES = { port: 'PORT', host: 'HOST', 'data-dir': 'DATA_DIR', 'database-url': 'DATABASE_URL' } as const;
+const VALUE_OPTIONS = Object.keys(OPTION_VARIABLES).map((option) => `--${option}`);
 
 /** TRUST_PROXY as the banner says it. */
 const proxiesOf = (trusted: number | string[]) => (typeof trusted === 'number' ? `the ${trusted} nearest hop${trusted === 1 ? '' : 's'}, whoever connects` : trusted.join(', '));
