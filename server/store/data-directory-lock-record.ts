@@ -42,7 +42,27 @@ export function writeRecord(dataDir: string, recordPath: string, owner: Owner): 
     renameSync(partial, recordPath);
   } catch (error) {
     unlinkQuietly(partial);
-    throw new Error(`The data directory ${dataDir}: its lock's record ${recordPath} could not be written (${(error as Error).message}): remove what is at that path, or give another directory`, { cause: error });
+    const advice = adviceFor(error) ?? 'remove what is at that path, or give another directory';
+    throw new Error(`The data directory ${dataDir}: its lock's record ${recordPath} could not be written (${(error as Error).message}): ${advice}`, { cause: error });
+  }
+}
+
+/**
+ * What to do about a file system refusal that is not about what is at the path: a full disk, or a
+ * directory this user cannot write (a crash review: a full disk was told to remove the lock).
+ */
+export function adviceFor(error: unknown): string | undefined {
+  switch ((error as NodeJS.ErrnoException)?.code) {
+    case 'ENOSPC':
+    case 'EDQUOT':
+      return 'the disk is full (or the quota reached): free some space, or give a directory on another disk';
+    case 'EROFS':
+      return 'the file system is read-only: give a directory on a writable one';
+    case 'EACCES':
+    case 'EPERM':
+      return "this user may not write there: check the directory's owner and permissions (a start with sudo leaves files owned by root), or give another directory";
+    default:
+      return undefined;
   }
 }
 

@@ -40,7 +40,7 @@
 import { randomUUID } from 'node:crypto';
 import { lstatSync, mkdir, mkdirSync, realpath, rmdir, rmdirSync, stat, utimes } from 'node:fs';
 import { join } from 'node:path';
-import { aliveHere, goneHolder, readRecord, removeRecord, thisProcess, writeRecord } from './data-directory-lock-record.ts';
+import { adviceFor, aliveHere, goneHolder, readRecord, removeRecord, thisProcess, writeRecord } from './data-directory-lock-record.ts';
 import { LOCK_ENTRY, LOCK_OWNER_ENTRY, LOCK_TAKEOVER_ENTRY } from './data-directory.ts';
 
 /** Not renewed for this long, a lock is taken to be left by a process that is gone (proper-lockfile's default). */
@@ -289,5 +289,6 @@ function timedOut(dataDir: string, lockfilePath: string): Error {
 }
 
 function cannotLock(dataDir: string, lockfilePath: string, error: Error): Error {
-  return new Error(`The data directory ${dataDir} could not be locked (${error.message}): if no sandbox runs on the directory, remove ${lockfilePath} and start again`, { cause: error });
+  const advice = adviceFor(error) ?? `if no sandbox runs on the directory, remove ${lockfilePath} and start again`;
+  return new Error(`The data directory ${dataDir} could not be locked (${error.message}): ${advice}`, { cause: error });
 }

@@ -312,3 +312,15 @@ it('is removed when the sandbox process exits, and a killed one blocks the direc
     await store.close();
   }
 });
+
+it('tells a full disk, a read-only file system or a directory this user may not write apart from a lock in the way', async () => {
+  const { adviceFor } = await import('../../server/store/data-directory-lock-record.ts');
+  const failure = (code: string) => Object.assign(new Error(`${code}: failed`), { code });
+  expect(adviceFor(failure('ENOSPC'))).toMatch(/^the disk is full/);
+  expect(adviceFor(failure('EDQUOT'))).toMatch(/^the disk is full \(or the quota reached\)/);
+  expect(adviceFor(failure('EROFS'))).toMatch(/^the file system is read-only/);
+  expect(adviceFor(failure('EACCES'))).toMatch(/^this user may not write there: check the directory's owner and permissions/);
+  // Anything else is about what is at the path: the messages' own advice (remove it) stands.
+  expect(adviceFor(failure('EEXIST'))).toBeUndefined();
+  expect(adviceFor(new Error('no code'))).toBeUndefined();
+});
