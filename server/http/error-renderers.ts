@@ -15,11 +15,11 @@ export interface RenderedError {
 export interface OperationAt {
   method: string;
   path: string;
+  /** The contract's path key of the operation the request was routed to, when it has one (`…/by-short-id/{short_id}`). */
+  template?: string;
 }
-/** A path template's segments (`{short_id}`) match any one segment of the request's path. */
-const templateOf = (path: string) => new RegExp(`^${path.split(/\{[^}]+\}/).map((part) => part.replace(/[.*+?^$()|[\]\\]/g, '\\$&')).join('[^/]+')}$`);
-const isAt = (request: OperationAt, at: OperationAt) =>
-  request.method === at.method && (request.path === at.path || (at.path.includes('{') && templateOf(at.path).test(request.path)));
+/** A rule's `path` is the request's path, or the template of the operation it was routed to. */
+const isAt = (request: OperationAt, at: OperationAt) => request.method === at.method && (request.path === at.path || request.template === at.path);
 
 /** `/product/0/value` as `product.0.value`. */
 export function dotted(pointer: string): string {
