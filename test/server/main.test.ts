@@ -6,7 +6,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { freePort, startProcess, type Started } from '../support/processes.ts';
+import { freePort, programPid, startProcess, type Started } from '../support/processes.ts';
 import { openStore } from '../../server/store/open-store.ts';
 import { AUTH_BUNDLE, tokenForm } from './support/server.ts';
 import { slowTokenRequestTo } from './support/slow-request.ts';
@@ -81,11 +81,13 @@ describe('server/main.ts', () => {
 
   it('on SIGTERM finishes the request in flight, then exits 0', async () => {
     const exited = new Promise<number | null>((resolve) => server.child.once('exit', (code) => resolve(code)));
-    // To the process group, as systemd or `kill -TERM -<pgid>` sends it: the program may hear it
-    // twice within milliseconds (directly, and passed on by make or tsx), which is still one stop.
+    // As systemd or `kill -TERM -<pgid>` sends it to a process group, the program may hear it twice
+    // within milliseconds (directly, and passed on by make or tsx), which is still one stop. Sent to
+    // the program itself: tsx's own relay would SIGKILL it on a loaded machine (programPid).
+    const program = programPid(server);
     const inFlight = slowTokenRequest(() => {
-      server.signal('SIGTERM');
-      setTimeout(() => server.signal('SIGTERM'), 30);
+      process.kill(program, 'SIGTERM');
+      setTimeout(() => process.kill(program, 'SIGTERM'), 30);
     }, 600);
     const res = await inFlight;
     expect(res.status).toBe(200);

@@ -1,6 +1,7 @@
 // Child processes for tests (the Prism mock, the reference server): started on a free loopback
 // port, awaited until they say they listen, and always stopped.
 import { spawn, type ChildProcess } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 
 export async function freePort(): Promise<number> {
@@ -74,4 +75,16 @@ export async function startProcess(
     });
   });
   return { child, output: () => log, signal, stop };
+}
+
+/**
+ * The pid of the program a launcher runs (tsx runs it as its only child), from Linux's /proc. A signal
+ * sent there reaches the program alone: tsx, given one too, passes it on and, when the program does
+ * not confirm it within 30 ms (a loaded machine), sends SIGKILL.
+ */
+export function programPid(started: Started): number {
+  const pid = started.child.pid!;
+  const children = readFileSync(`/proc/${pid}/task/${pid}/children`, 'utf8').trim().split(/\s+/).filter(Boolean);
+  if (children.length !== 1) throw new Error(`expected one child of ${pid}, found ${children.length}`);
+  return Number(children[0]);
 }
