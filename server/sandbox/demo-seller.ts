@@ -67,8 +67,9 @@ type DemoClient = { clientId: string; clientSecret: string };
 
 /**
  * Creates the demo seller, its client and its link defaults when absent; never changes existing
- * ones. One scrypt per start: a new client's secret is hashed; an existing client's stored hash is
- * never re-hashed, only checked against the configured secret, to warn when they differ.
+ * ones. At most one scrypt per start: a new client's secret is hashed (once per process,
+ * demoSecretHash); an existing client's stored hash is never re-hashed, only checked against the
+ * configured secret, to warn when they differ.
  */
 export async function ensureDemoSeller(store: Store, client: DemoClient, logger: Logger): Promise<void> {
   const { secretChecked } = await seedDemoSeller(store, client, logger);
@@ -85,7 +86,7 @@ export async function seedDemoSeller(store: Store, client: DemoClient, logger: L
   let existing = await authenticationRepository(store).findApiClient(client.clientId);
   // A restart starts the check at once, so that it runs while the rows below are written.
   if (existing) done.secretChecked = checkSecret(existing.secretHash, client, logger);
-  const secretHash = existing ? undefined : await hashClientSecret(client.clientSecret);
+  const secretHash = existing ? undefined : await demoSecretHash(client.clientSecret);
   const created = await store.transaction(async (tx) => {
     const s = DEMO_SELLER;
     await tx.query(
@@ -104,6 +105,29 @@ export async function seedDemoSeller(store: Store, client: DemoClient, logger: L
     if (existing) done.secretChecked = checkSecret(existing.secretHash, client, logger);
   }
   return done;
+}
+
+/** The demo secrets hashed by this process (a few at most: one per SANDBOX_DEMO_CLIENT_SECRET used). */
+const demoHashes = new Map<string, Promise<string>>();
+const MAX_DEMO_HASHES = 4;
+
+/**
+ * The demo client's secret hashed once per process: a later sandbox of the process (the next test
+ * file of a test worker, each with its own in-memory sandbox) stores the same salted hash instead
+ * of paying scrypt (~100 ms of CPU) again. The salt is then shared by those sandboxes' copies of one
+ * secret, which tells a reader of their databases only that the secrets are the same: they are the
+ * configured demo secret, public by default. A failed hash is not kept.
+ */
+function demoSecretHash(secret: string): Promise<string> {
+  let hash = demoHashes.get(secret);
+  if (!hash) {
+    if (demoHashes.size >= MAX_DEMO_HASHES) demoHashes.delete(demoHashes.keys().next().value!);
+    hash = hashClientSecret(secret);
+    demoHashes.set(secret, hash);
+    const made = hash;
+    made.catch(() => demoHashes.get(secret) === made && demoHashes.delete(secret));
+  }
+  return hash;
 }
 
 /** An existing client keeps its secret; say so when the configured one would not work. */

@@ -203,6 +203,24 @@ describe('client secrets', () => {
     expect(JSON.stringify(all.rows)).not.toContain(DEMO.clientSecret);
   });
 
+  it("of the demo client are hashed once per process: a later sandbox stores the same salted hash, another demo secret gets its own", async () => {
+    const stored = async (server: TestServer, clientId: string) =>
+      (await server.store.query<{ secret_hash: string }>('SELECT secret_hash FROM api_clients WHERE client_id = $1', [clientId])).rows[0]!.secret_hash;
+    const again = await startTestServer();
+    const other = await startTestServer({ config: { demoClient: { clientId: 'other-demo-client', clientSecret: 'other-demo-secret' } } });
+    try {
+      expect(await stored(again, DEMO.clientId)).toBe(await stored(sandbox, DEMO.clientId));
+      const otherHash = await stored(other, 'other-demo-client');
+      expect(otherHash).not.toBe(await stored(sandbox, DEMO.clientId));
+      const token = await other.http.post(FIRST_FORM).type('form').send(tokenForm({ client_id: 'other-demo-client', client_secret: 'other-demo-secret' }));
+      expect(token.status).toBe(200);
+      const wrong = await other.http.post(FIRST_FORM).type('form').send(tokenForm({ client_id: 'other-demo-client' }));
+      expect(wrong.status).toBe(401);
+    } finally {
+      await Promise.all([again.close(), other.close()]);
+    }
+  });
+
   it('cost the same scrypt time for an unknown client id as for a wrong secret', async () => {
     const once = async (overrides: Record<string, string>) => {
       const started = performance.now();
