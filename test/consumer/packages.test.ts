@@ -5,7 +5,8 @@
 //   that require()s the client;
 // - a merchant project with all three: a strict ESM TypeScript program type-checked against the
 //   published declarations and run against the Prism mock of the published bundle, a merchant's
-//   integration test on startSandbox, and the `payment-platform-sandbox` command.
+//   integration test on startSandbox, the `payment-platform-sandbox` command, and the compiled
+//   server itself (what `make build-server` builds: `npm pack` runs the same build).
 import { execFile } from 'node:child_process';
 import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -242,4 +243,84 @@ describe('a merchant project with the three packages', () => {
       await started.stop();
     }
   }, 60_000);
+
+  // The compiled sandbox as installed: `npm pack` built it with `npm run build` (tsc -p
+  // server/tsconfig.build.json), as `make build-server` builds what `make run` starts. tsc emits it as
+  // ESM whose relative imports are `.js`, and `node <dist>/main.js` starts from it alone, finding the
+  // files it does not emit (the SQL migrations) in its package and the contract bundle in the
+  // contract package.
+  describe("the installed sandbox's compiled server", () => {
+    let out: string;
+    let server: Started;
+    let url: string;
+    beforeAll(async () => {
+      out = join(dir, 'node_modules/@payment-platform/sandbox/dist');
+      const port = await freePort();
+      // Started from elsewhere, with every path left to its default: nothing depends on the cwd.
+      server = await startProcess(process.execPath, [join(out, 'main.js')], /listening on http:\/\/\S+/, {
+        cwd: work,
+        env: { PORT: String(port), HOST: '127.0.0.1', DATA_DIR: 'memory://', DATABASE_URL: '', API_SPEC: '', LOG_LEVEL: 'warn' },
+      });
+      url = `http://127.0.0.1:${port}`;
+    }, 60_000);
+    afterAll(() => server?.stop());
+
+    it('is JavaScript only, with .js relative imports, dynamic ones included', async () => {
+      const entries = readdirSync(out, { recursive: true, withFileTypes: true });
+      const files = entries.filter((e) => e.isFile()).map((e) => join(e.parentPath ?? e.path, e.name));
+      expect(files).toContain(join(out, 'main.js'));
+      expect(files).toContain(join(out, 'index.d.ts'));
+      expect(files.filter((f) => !f.endsWith('.js') && !f.endsWith('.d.ts') && !/\/pglite-snapshot\.(tar\.gz|json)$/.test(f))).toEqual([]);
+      const wrongSpecifiers: string[] = [];
+      for (const file of files.filter((f) => f.endsWith('.js'))) {
+        const source = readFileSync(file, 'utf8');
+        for (const m of source.matchAll(/(?:from\s*|import\s*\(\s*)["'](\.{1,2}\/[^"']*)["']/g)) {
+          if (!m[1]!.endsWith('.js')) wrongSpecifiers.push(`${file}: ${m[1]}`);
+          // The sandbox imports the contract as a package, never the client or generated/ by path.
+          if (/(^|\/)(client|generated)\//.test(m[1]!)) wrongSpecifiers.push(`${file}: ${m[1]}`);
+        }
+      }
+      expect(wrongSpecifiers).toEqual([]);
+      const store = readFileSync(join(out, 'store', 'open-store.js'), 'utf8');
+      expect(store).toContain('from "./pglite-worker-store.js"');
+      // PGlite's worker thread is started from its own file, next to the store that starts it.
+      expect(files).toContain(join(out, 'store', 'pglite-worker.js'));
+      expect(store).toContain('import("./postgres-store.js")'); // the PostgreSQL driver loads only when used
+    });
+
+    it('starts with node: migrates, seeds the demo seller, serves the key set and issues tokens', async () => {
+      expect(server.output()).toContain(`listening on ${url}`);
+      const res = await fetch(`${url}/sandbox/v1/jwks`);
+      expect(res.status).toBe(200);
+      expect(res.headers.get('content-type')).toMatch(/^application\/json/);
+      expect((await res.json()).keys[0]).toMatchObject({ kty: 'EC', alg: 'ES256', use: 'sig' });
+      const form = { grant_type: 'client_credentials', client_id: 'demo-seller-client', client_secret: 'demo-seller-secret', scope: 'digital-plataform:gateway-api' };
+      const token = await fetch(`${url}/authentication/oauth2/-core/access_token`, { method: 'POST', body: new URLSearchParams(form) });
+      expect(token.status).toBe(200);
+      expect((await token.json()).token_type).toBe('Bearer');
+    });
+
+    it('still enforces the contract: a path outside it is a 404 in its area shape', async () => {
+      const res = await fetch(`${url}/dpy/web-checkout/v1/unknown`);
+      expect(res.status).toBe(404);
+      expect(await res.json()).toEqual({ code: 'not_found', message: 'Not found', details: [] });
+    });
+
+    it('opens its PGlite thread, from its own snapshot, in a process started with --input-type=module -e (a worker inherits that option)', async () => {
+      const code = `
+        const { openPgliteWorkerStore } = await import(${JSON.stringify(join(out, 'store', 'pglite-worker-store.js'))});
+        const store = await openPgliteWorkerStore(undefined, { snapshot: true });
+        console.log((await store.query('SELECT count(*)::int AS n FROM schema_migrations')).rows[0].n > 0);
+        await store.close();
+      `;
+      const { stdout } = await run(process.execPath, ['--input-type=module', '-e', code], { cwd: work, env, timeout: 60_000 });
+      expect(stdout.trim()).toBe('true');
+    }, 70_000);
+
+    it('exits 0 on SIGTERM', async () => {
+      const exited = new Promise<number | null>((resolve) => server.child.once('exit', (code) => resolve(code)));
+      server.child.kill('SIGTERM');
+      expect(await exited).toBe(0);
+    });
+  });
 });
