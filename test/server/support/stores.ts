@@ -1,8 +1,9 @@
 // The stores every server suite runs on: in-memory PGlite always, and a PostgreSQL server when
 // DATABASE_URL is set, each store on a schema of its own (dropped after the test file), so suites
 // running at once never see each other's rows. In-memory PGlite stores start from the run's
-// migrated cluster, as an in-memory sandbox starts from the package's (test/support/global-setup.ts);
-// whoever opens one still runs the migrations, which find nothing to do.
+// migrated cluster, as an in-memory sandbox starts from the package's (test/support/global-setup.ts),
+// or are one a previous suite of the same worker closed, emptied (store-pool.ts); whoever opens one
+// still runs the migrations, which find nothing to do.
 import { randomUUID } from 'node:crypto';
 import { inject } from 'vitest';
 import { copyFile, mkdtemp, rm } from 'node:fs/promises';
@@ -12,6 +13,7 @@ import { listMigrations, migrate } from '../../../server/store/migrate.ts';
 import { listenStatementOf } from '../../../server/store/postgres-announcements.ts';
 import { type Store } from '../../../server/store/store.ts';
 import { openStore, type StoreOptions } from '../../../server/store/open-store.ts';
+import { reusable, reusedStore } from './store-pool.ts';
 
 export const DATABASE_URL = process.env.DATABASE_URL;
 
@@ -24,7 +26,9 @@ export const STORES: Array<'pglite' | 'postgres'> = DATABASE_URL ? ['pglite', 'p
  * clone has only once built); an existing data directory or a DATABASE_URL is opened as given.
  */
 export function openTestStore(options: StoreOptions): Promise<Store> {
-  return openStore({ pgliteSnapshot: inject('pgliteMigratedSnapshot'), ...options });
+  const open = () => openStore({ pgliteSnapshot: inject('pgliteMigratedSnapshot'), ...options });
+  // In memory with nothing set apart: an emptied store a previous suite of this process closed (store-pool.ts).
+  return reusable(options) ? reusedStore(open) : open();
 }
 
 /** In-memory PGlite from the run's initdb cluster, no migration applied: for the suites of the migrations themselves. */
