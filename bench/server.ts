@@ -514,6 +514,14 @@ const EVENT_LOOP_NOTES = [
   'jose\'s SignJWT over WebCrypto: 977–999 → 940–947 µs per request (−4%; +15 µs on the main thread), too little to reach the',
   'target, for a hand-written JWS in place of jose. What would reach it: PGlite\'s thread on a CPU of its own (the section',
   '"Server speed" explains the pinning), or a statement cheaper than PGlite\'s 0.2–0.3 ms.',
+  '',
+  'Tried and not kept (2026-11-24): no statement at all, the client lookup kept in memory after its first read (a build with',
+  'an unbounded cache and no invalidation, only to measure; this scenario, alternated with the same build without it, 3',
+  'repetitions): token 649 → 1 042 req/s, but its event-loop p99 30.2 → 27.2 ms, still missed. The main thread stays',
+  'saturated, so its delay stays its queue: 32 requests in one turn of the loop at ~0.4 ms of JavaScript each. What would',
+  'reach the target is less JavaScript per request on the main thread (the form\'s validation, the signature\'s WebCrypto',
+  'job, the log line), not a faster store; a cache of credentials, with its invalidation on every change of a client or',
+  'seller, was not worth it for the throughput alone.',
 ].join('\n');
 
 /**
