@@ -1,5 +1,6 @@
 // The demo seller every fresh sandbox starts with, so that a token can be had with no set-up:
 // a Brazilian seller charging in BRL, with the demo client credentials from the config.
+import { createHash } from 'node:crypto';
 import type { Logger } from 'pino';
 import { authenticationRepository } from '../authentication/repository.ts';
 import { hashClientSecret, verifyClientSecret } from '../authentication/secrets.ts';
@@ -107,7 +108,7 @@ export async function seedDemoSeller(store: Store, client: DemoClient, logger: L
   return done;
 }
 
-/** The demo secrets hashed by this process (a few at most: one per SANDBOX_DEMO_CLIENT_SECRET used). */
+/** The demo secrets hashed by this process, by SHA-256 of the secret (a few at most: one per SANDBOX_DEMO_CLIENT_SECRET used). */
 const demoHashes = new Map<string, Promise<string>>();
 const MAX_DEMO_HASHES = 4;
 
@@ -119,13 +120,15 @@ const MAX_DEMO_HASHES = 4;
  * configured demo secret, public by default. A failed hash is not kept.
  */
 function demoSecretHash(secret: string): Promise<string> {
-  let hash = demoHashes.get(secret);
+  // Keyed by a digest: the process keeps no demo secret in memory after its sandboxes close.
+  const key = createHash('sha256').update(secret, 'utf8').digest('base64');
+  let hash = demoHashes.get(key);
   if (!hash) {
     if (demoHashes.size >= MAX_DEMO_HASHES) demoHashes.delete(demoHashes.keys().next().value!);
     hash = hashClientSecret(secret);
-    demoHashes.set(secret, hash);
+    demoHashes.set(key, hash);
     const made = hash;
-    made.catch(() => demoHashes.get(secret) === made && demoHashes.delete(secret));
+    made.catch(() => demoHashes.get(key) === made && demoHashes.delete(key));
   }
   return hash;
 }
