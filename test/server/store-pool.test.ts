@@ -4,15 +4,16 @@ import { describe, expect, it } from 'vitest';
 import { migrate } from '../../server/store/migrate.ts';
 import { DEMO_SELLER_ID } from '../../server/sandbox/demo-seller.ts';
 import type { PgliteWorkerStore } from '../../server/store/pglite-worker-store.ts';
+import type { Store } from '../../server/store/store.ts';
 import { openTestStore } from './support/stores.ts';
 
 const PLAN = '6d1f0a52-8c3e-4b7a-9e21-0f5c4d3b2a19';
 
-const count = async (store: Awaited<ReturnType<typeof openTestStore>>, table: string) =>
+const count = async (store: Store, table: string) =>
   (await store.query<{ n: number }>(`SELECT count(*)::int AS n FROM ${table}`)).rows[0]!.n;
 
 /** Which PGlite a store is: the id of its thread (one per PGlite, server/store/pglite-worker-store.ts). */
-const markOf = (store: Awaited<ReturnType<typeof openTestStore>>) => (store as PgliteWorkerStore).thread.threadId;
+const markOf = (store: Store) => (store as PgliteWorkerStore).thread.threadId;
 
 describe('a reused in-memory store', () => {
   it('comes back with no row, its sequences restarted and its session reset, where the previous suite left rows', async () => {
@@ -85,6 +86,7 @@ describe('a reused in-memory store', () => {
       await keyed.close();
     }
   });
+
   it("refuses, from its close on, what a suite's lease still holds: a transaction in flight fails its next statement and rolls back, announcements go nowhere", async () => {
     const first = await openTestStore({});
     const mark = markOf(first);
