@@ -113,13 +113,17 @@ describe('the PGlite worker store', () => {
     const started = performance.now();
     try {
       await store.query('SELECT count(*) FROM generate_series(1, 1500000) AS s(n) WHERE n % 7 = 0');
-      await store.query('SELECT pg_sleep(0.3)');
+      await store.query('SELECT pg_sleep(1)');
     } finally {
       clearInterval(ticker);
     }
-    // On the main thread PGlite would hold the loop for the whole statement (hundreds of ms).
-    expect(performance.now() - started).toBeGreaterThanOrEqual(300);
-    expect(longestGap).toBeLessThan(150);
+    // The gap up to now too: a loop held for the whole statement fires no tick at all after it.
+    longestGap = Math.max(longestGap, performance.now() - last);
+    // On the main thread PGlite would hold the loop for the whole statement (a second and more);
+    // here a gap is only the main thread waiting for a CPU, which on a loaded run of the suite
+    // reached ~190 ms (so not the 150 ms this test once allowed), never near a second.
+    expect(performance.now() - started).toBeGreaterThanOrEqual(1_000);
+    expect(longestGap).toBeLessThan(500);
   });
 });
 
