@@ -43,7 +43,9 @@ export async function writePgliteSnapshot(file = PGLITE_SNAPSHOT_FILE, migration
     const needed = (segment: string) => segment >= wal!.redo && segment <= wal!.current;
     // PG_VERSION last (snapshot-tar.ts): a first start on disk killed midway leaves no half cluster.
     const dump = new Uint8Array(await (await db.dumpDataDir('none')).arrayBuffer());
-    await writeFile(file, gzipSync(clusterMarkerLast(dump, needed), { level: 9 }));
+    // zlib's default level: level 9 made the migrated snapshot 1% smaller (1.350 against 1.365 MB)
+    // for ~6 times the CPU (~770 against ~120 ms), paid by every build and every test run.
+    await writeFile(file, gzipSync(clusterMarkerLast(dump, needed)));
     const manifest: Manifest = { engine: engineIdentity(), migrations };
     await writeFile(manifestOf(file), JSON.stringify(manifest, null, 2) + '\n');
     return manifest;

@@ -20,6 +20,11 @@ const root = new URL('../..', import.meta.url).pathname;
 const bin = (name: string) => join(root, 'node_modules/.bin', name);
 const fixture = (name: string) => new URL(`fixtures/${name}`, import.meta.url).pathname;
 const env = { ...process.env, npm_config_update_notifier: 'false', npm_config_fund: 'false', npm_config_audit: 'false' };
+// Every type-check below leaves out TypeScript's own lib.*.d.ts (lib.dom.d.ts, lib.es2022.d.ts, …):
+// they are TypeScript's files, not the packages', and checking them again cost ~1–2 s of CPU per
+// check. With skipLibCheck off the packages' declarations (and @types/node) are still checked, as
+// test/consumer/fixtures/tsconfig.json does for the merchant project.
+const NOT_TYPESCRIPTS_OWN_LIBS = { skipDefaultLibCheck: true } as const;
 const typesNode = JSON.parse(readFileSync(join(root, 'node_modules/@types/node/package.json'), 'utf8')).version;
 
 const WORKSPACES = { contract: 'generated', client: 'client', sandbox: 'server' } as const;
@@ -133,7 +138,7 @@ describe('a client-only install', () => {
         "export const used = [handler, checkoutNotificationReceiver, formatMoney];",
       ].join('\n'),
     );
-    const options = { target: 'es2022', lib: ['es2022', 'dom'], module: 'esnext', moduleResolution: 'bundler', strict: true, noEmit: true, skipLibCheck: false, types: [] };
+    const options = { target: 'es2022', lib: ['es2022', 'dom'], module: 'esnext', moduleResolution: 'bundler', strict: true, noEmit: true, skipLibCheck: false, ...NOT_TYPESCRIPTS_OWN_LIBS, types: [] };
     writeFileSync(join(dir, 'tsconfig.json'), JSON.stringify({ compilerOptions: options, include: ['browser.ts'] }));
     const checked = await run(bin('tsc'), ['-p', '.'], { cwd: dir, env }).catch((error: { stdout: string }) => ({ stdout: error.stdout, failed: true }));
     expect(checked).not.toHaveProperty('failed');
@@ -143,7 +148,7 @@ describe('a client-only install', () => {
     // After the footprint was measured: a TypeScript consumer adds Node's types (`types: ["node"]`).
     await install(dir, [`@types/node@${typesNode}`]);
     copyFileSync(fixture('require-client.cts.txt'), join(dir, 'require-client.cts'));
-    writeFileSync(join(dir, 'tsconfig.json'), JSON.stringify({ compilerOptions: { module: 'nodenext', strict: true, outDir: 'out', skipLibCheck: false, types: ['node'] }, include: ['require-client.cts'] }));
+    writeFileSync(join(dir, 'tsconfig.json'), JSON.stringify({ compilerOptions: { module: 'nodenext', strict: true, outDir: 'out', skipLibCheck: false, ...NOT_TYPESCRIPTS_OWN_LIBS, types: ['node'] }, include: ['require-client.cts'] }));
     const checked = await run(bin('tsc'), ['-p', '.'], { cwd: dir, env }).catch((error: { stdout: string }) => ({ stdout: error.stdout, failed: true }));
     expect(checked).not.toHaveProperty('failed');
     const { stdout } = await run(process.execPath, ['--no-warnings', join(dir, 'out/require-client.cjs')], { cwd: dir, env });
@@ -174,7 +179,7 @@ describe('a client-only install type-checked with moduleResolution node10', () =
       ].join('\n'),
     );
     for (const skipLibCheck of [true, false]) {
-      const options = { module: 'commonjs', moduleResolution: 'node10', strict: true, noEmit: true, skipLibCheck, types: ['node'] };
+      const options = { module: 'commonjs', moduleResolution: 'node10', strict: true, noEmit: true, skipLibCheck, ...NOT_TYPESCRIPTS_OWN_LIBS, types: ['node'] };
       writeFileSync(join(dir, 'tsconfig.json'), JSON.stringify({ compilerOptions: options, include: ['node10.ts'] }));
       const checked = await run(bin('tsc'), ['-p', '.'], { cwd: dir, env }).catch((error: { stdout: string }) => ({ stdout: error.stdout, failed: true }));
       expect(checked, `skipLibCheck ${skipLibCheck}: ${checked.stdout}`).not.toHaveProperty('failed');
