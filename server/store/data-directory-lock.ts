@@ -5,7 +5,7 @@
 //
 // The lock is proper-lockfile's: a directory, sandbox.lock, made inside the data directory (mkdir
 // is atomic, also on a network file system) and kept fresh by its holder, which renews its mtime
-// every 2.5 s. It goes when the store closes or the process exits (also on SIGINT and SIGTERM, through
+// every second. It goes when the store closes or the process exits (also on SIGINT and SIGTERM, through
 // signal-exit). One left behind by a process that could not remove it (SIGKILL, a crash of the
 // machine) is stale once it has not been renewed for 10 s, and the next start takes it over. A lock
 // renewed, not a pid file as PostgreSQL's: it holds across containers that share a volume (whose
@@ -28,8 +28,12 @@
 // store stops), two seconds before others may take it over, and the store asks before each call
 // whether that time has passed (refusal), since the calls a waking event loop runs come before the
 // renewal; the lock is removed only while its mtime is still the one this holder wrote and too
-// recent for anyone to have judged it stale. Renewals run every 2.5 s, so an event loop has to be
-// blocked 5.5 to 8 s at once before a holder gives its lock up.
+// recent for anyone to have judged it stale. Renewals run every second (proper-lockfile's shortest),
+// so an event loop has to be blocked 7 to 8 s at once before a holder gives its lock up. A renewal
+// takes two turns of the event loop (a timer, then stat), each behind whatever the thread is doing:
+// a start on a starved CPU (its main thread loading modules and building the contract's validator
+// while PGlite opens) lost its lock with renewals every 2.5 s (on one CPU shared with 12 busy
+// processes), and kept it with renewals every second.
 //
 // Beside the lock, its holder writes a record (sandbox.lock.owner: pid, host name, pid namespace,
 // and a token of this lock), and removes it when it releases the lock. A restart right after a
@@ -47,7 +51,7 @@ import { LOCK_ENTRY, LOCK_OWNER_ENTRY, LOCK_TAKEOVER_ENTRY } from './data-direct
 export const LOCK_STALE_MS = 10_000;
 /** proper-lockfile's own staleness, never reached: takeovers are this module's (takeOver). */
 const NEVER_STALE_MS = Number.MAX_SAFE_INTEGER;
-const RENEW_MS = 2_500;
+const RENEW_MS = 1_000;
 /** A holder that has not renewed its lock for this long gives it up rather than renew it late (guardedFs). */
 const GIVE_UP_MS = 8_000;
 /** A takeover mark older than this was left by a start killed while taking a lock over (it takes milliseconds). */
