@@ -30,10 +30,12 @@
 // renewal; the lock is removed only while its mtime is still the one this holder wrote and too
 // recent for anyone to have judged it stale. Renewals run every second (proper-lockfile's shortest),
 // so an event loop has to be blocked 7 to 8 s at once before a holder gives its lock up. A renewal
-// takes two turns of the event loop (a timer, then stat), each behind whatever the thread is doing:
-// a start on a starved CPU (its main thread loading modules and building the contract's validator
+// takes three turns of the event loop (the timer; stat's callback, where its lateness is judged;
+// utimes' callback, from when the next one counts), each behind whatever the thread is doing: a
+// start on a starved CPU (its main thread loading modules and building the contract's validator
 // while PGlite opens) lost its lock with renewals every 2.5 s (on one CPU shared with 12 busy
-// processes), and kept it with renewals every second.
+// processes), and kept it with renewals every second. A margin, not a cure: a CPU starved more
+// still loses it (14 busy processes did).
 //
 // Beside the lock, its holder writes a record (sandbox.lock.owner: pid, host name, pid namespace,
 // and a token of this lock), and removes it when it releases the lock. A restart right after a

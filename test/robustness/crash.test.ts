@@ -135,15 +135,24 @@ describe.each(kinds.map((k) => [k === pgliteTarget ? 'PGlite' : 'PostgreSQL', k]
     };
 
     const load = Promise.all([...Array.from({ length: LINK_WRITERS }, linkWriter), configWriter()]);
+    // The writers stop on their own when the server answers something else or goes away: the wait
+    // ends then too (their failure is `await load`'s below), and a server that exited says so.
+    let loadEnded = false;
+    void load.then(
+      () => (loadEnded = true),
+      () => (loadEnded = true),
+    );
+    const child = server.process.child;
+    const running = () => child.exitCode === null && child.signalCode === null;
     const loadDeadline = Date.now() + LOAD_LIMIT_MS;
-    while ((ackedLinks.length < KILL_AFTER.links || ackedConfigs.length < KILL_AFTER.configs) && Date.now() < loadDeadline) {
+    while ((ackedLinks.length < KILL_AFTER.links || ackedConfigs.length < KILL_AFTER.configs) && !loadEnded && running() && Date.now() < loadDeadline) {
       await new Promise((resolve) => setTimeout(resolve, 10));
     }
+    expect(running(), `the server exited before the kill: ${server.process.output()}`).toBe(true);
     server.process.signal('SIGKILL'); // the server itself, not only tsx
     stop = true;
     await load;
-    const child = server.process.child;
-    if (child.exitCode === null && child.signalCode === null) await new Promise((resolve) => child.once('exit', resolve));
+    if (running()) await new Promise((resolve) => child.once('exit', resolve));
     expect(ackedLinks.length).toBeGreaterThanOrEqual(KILL_AFTER.links);
     expect(ackedConfigs.length).toBeGreaterThanOrEqual(KILL_AFTER.configs);
 

@@ -77,7 +77,7 @@ it('refuses a second store on a directory in use, naming its holder, leaves the 
   }
 });
 
-it('renews its lock every second, so that a start slowed by a starved CPU keeps it', async () => {
+it('renews its lock every second', async () => {
   const dataDir = join(root, 'renewed');
   const store = await open(dataDir);
   try {
@@ -85,15 +85,16 @@ it('renews its lock every second, so that a start slowed by a starved CPU keeps 
     // the first seen: it may be the one proper-lockfile wrote when it took the lock (a probe of the
     // file system's mtime precision), not a renewal.
     const written = new Set<number>();
-    const until = Date.now() + 4_000;
+    const until = Date.now() + 4_500;
     while (Date.now() < until) {
       written.add((await stat(lockOf(dataDir))).mtimeMs);
       await new Promise((resolve) => setTimeout(resolve, 50));
     }
     const times = [...written].sort((a, b) => a - b).slice(1);
     const intervals = times.slice(1).map((t, i) => t - times[i]!);
-    expect(intervals.length, `renewals at ${times.join(', ')}`).toBeGreaterThanOrEqual(2);
-    // A timer late on a loaded machine lengthens some: the shortest is the interval asked for.
+    // Renewals every 2.5 s leave one interval at most in this window, ~2.5 s long; every second, two
+    // or three. A timer late on a loaded machine lengthens some: the shortest is the one asked for.
+    expect(intervals.length, `renewals at ${times.join(', ')}`).toBeGreaterThanOrEqual(1);
     expect(Math.min(...intervals), `renewals at ${times.join(', ')}`).toBeLessThan(1_500);
   } finally {
     await store.close();
