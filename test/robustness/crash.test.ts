@@ -142,8 +142,7 @@ describe.each(kinds.map((k) => [k === pgliteTarget ? 'PGlite' : 'PostgreSQL', k]
       () => (loadEnded = true),
       () => (loadEnded = true),
     );
-    const child = server.process.child;
-    const running = () => child.exitCode === null && child.signalCode === null;
+    const { child, running } = server.process;
     const loadDeadline = Date.now() + LOAD_LIMIT_MS;
     while ((ackedLinks.length < KILL_AFTER.links || ackedConfigs.length < KILL_AFTER.configs) && !loadEnded && running() && Date.now() < loadDeadline) {
       await new Promise((resolve) => setTimeout(resolve, 10));

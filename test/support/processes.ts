@@ -21,6 +21,8 @@ export interface Started {
   output: () => string;
   /** Sends a signal to the whole process group: the command and what it spawned (tsx and npx run the program in a child). */
   signal: (signal: NodeJS.Signals) => void;
+  /** Whether the command has neither exited nor been ended by a signal. */
+  running: () => boolean;
   stop: () => Promise<void>;
 }
 
@@ -47,8 +49,9 @@ export async function startProcess(
       // the group is gone already
     }
   };
+  const running = () => child.exitCode === null && child.signalCode === null;
   const stop = async () => {
-    if (child.exitCode !== null || child.signalCode !== null) return signal('SIGKILL'); // leftovers of the group
+    if (!running()) return signal('SIGKILL'); // leftovers of the group
     const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
     signal('SIGTERM');
     const timer = setTimeout(() => signal('SIGKILL'), 5_000);
@@ -74,7 +77,7 @@ export async function startProcess(
       reject(new Error(`${command} exited with ${code} before it was ready:\n${log}`));
     });
   });
-  return { child, output: () => log, signal, stop };
+  return { child, output: () => log, signal, running, stop };
 }
 
 /**
