@@ -522,6 +522,17 @@ const EVENT_LOOP_NOTES = [
   'reach the target is less JavaScript per request on the main thread (the form\'s validation, the signature\'s WebCrypto',
   'job, the log line), not a faster store; a cache of credentials, with its invalidation on every change of a client or',
   'seller, was not worth it for the throughput alone.',
+  '',
+  'Tried and not kept (2026-11-24, later): PGlite\'s thread at a lower scheduling priority than the event loop (`os.setPriority`',
+  'from inside the thread, which on Linux sets that thread\'s nice value only), so that the statement it is woken for does',
+  'not run in the main thread\'s place on the one CPU the server is pinned to. A CPU profile of the main thread under the',
+  'token load (`node --cpu-prof`, 7 s of autocannon) had 17% of its samples in `postMessage` itself: the moments PGlite\'s',
+  'thread ran instead. This scenario, alternated with the build without it, 3 repetitions, three runs on a slow hour (the',
+  'same baseline build served about half the requests per second of the run above): nice 10 (two runs), event-loop p99 on',
+  'every operation 4.8–6.8 ms (baseline 10.4–69.7), token 67.4 → 6.4 ms, but requests per second +15% to −37% (list 191 →',
+  '120); nice 4, p99 7.2–10.0 ms (9.0–53.9), requests per second −10% to −45% (token 408 → 269, short-id 326 → 178). The',
+  'target would be met by trading a third of the throughput, which issue 15 already misses against Prism, and a niced',
+  'thread also yields to every other process on the machine, such as a test suite\'s other workers. Not worth it.',
 ].join('\n');
 
 /**
