@@ -23,8 +23,14 @@ const refusal = (message: string, type: string) => Object.assign(new Error(messa
 /**
  * body-parser's `verify`: one pass over the raw bytes (brackets and commas inside strings not
  * counted), keeping for each open bracket whether it is an array and how many commas it holds.
+ * The bytes are read as UTF-8, the only charset a JSON body is taken in (RFC 8259 §8.1): body-parser
+ * itself decodes any `utf-*` charset after this check, and in UTF-7 (`+AFs-` is `[`) or UTF-16
+ * the brackets and commas are other bytes, which this pass would not count (attacker review,
+ * 2026-11-24: 132 KB of UTF-7 held the event loop 10 s and stopped the sandbox). Refused as
+ * body-parser refuses `latin1`: an unsupported charset.
  */
-function refuseOversizedJson(_req: unknown, _res: unknown, body: Buffer): void {
+function refuseOversizedJson(_req: unknown, _res: unknown, body: Buffer, encoding: string): void {
+  if (encoding !== 'utf-8') throw Object.assign(refusal(`unsupported charset "${encoding.toUpperCase()}"`, 'charset.unsupported'), { status: 415 });
   const commas = new Int32Array(MAX_JSON_DEPTH + 1); // per level: commas seen, or -1 for an object
   let depth = 0;
   let inString = false;

@@ -145,6 +145,27 @@ describe('web checkout shape', () => {
     expect(within.status).toBe(201); // read and passed on: the extra member is ignored, as the contract lets it be
     expect(within.body.payment_intent_id).toEqual(expect.any(String));
   });
+
+  it('takes a JSON body in UTF-8 only: UTF-7 and UTF-16 hid the brackets and commas of a long array or a deep nesting from the checks above', async () => {
+    const create = (charset: string, body: Buffer | string) => intent().set(bearer(token)).set('Content-Type', `application/json; charset=${charset}`).send(body);
+    const products = `{"payment":{"currency":"BRL","amount":1},"product":[${Array(20_000).fill('{}').join(',')}],"customer":{}}`;
+    // In UTF-7 `[`, `{` and `,` may be written +AFs-, +AHs- and +ACw-: bytes the checks do not count.
+    const utf7 = products.replace(/,/g, '+ACw-').replace(/\[/g, '+AFs-').replace(/\{/g, '+AHs-');
+    const message = 'The request body charset is not supported';
+    const refused = { code: 'invalid_request', message, details: [{ message }] };
+    const started = performance.now();
+    expectError(await create('utf-7', utf7), 400, refused);
+    expect(performance.now() - started).toBeLessThan(2_000); // the validator took ~10 s over this body
+    expectError(await create('UTF-16BE', Buffer.from(products, 'utf16le').swap16()), 400, refused);
+    expectError(await create('utf-16le', Buffer.from('{"payment":{"currency":"BRL","amount":1000}}', 'utf16le')), 400, refused);
+    expect((await intent().set(bearer(token)).send({ payment: { amount: 1000, currency: 'BRL' } })).status).toBe(201);
+    // UTF-8, spelt in any case, and no charset at all, are read.
+    for (const charset of ['utf-8', 'UTF-8']) {
+      const res = await create(charset, '{"payment":{"currency":"BRL","amount":1000}}');
+      expect(res.status).toBe(201);
+      expect(res.body.payment_intent_id).toEqual(expect.any(String));
+    }
+  });
 });
 
 describe('subscription, plan and webhook shape', () => {
