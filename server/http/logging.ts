@@ -5,6 +5,7 @@ import { unescape } from 'node:querystring';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Request } from 'express';
 import { pino, type DestinationStream, type Logger } from 'pino';
+import { passesLuhn } from '../acquirer/index.ts';
 import { callerIp, canonicalIp } from './caller-address.ts';
 
 /** Keys that never reach a log, at any depth up to MAX_DEPTH (card data sits deep in request bodies). */
@@ -40,23 +41,72 @@ const SECRET_PARAMETER = new RegExp(
 );
 
 /**
- * The URL as sent, with the values of secret-named query parameters replaced (the rest byte for
- * byte); `&` and `;` both separate parameters.
+ * Digits with single separators between them (a space, `-`, and in a URL `+` or `%20`): where a card
+ * number sent under any name, or none, would be (`?cc=4111 1111 1111 1111`, a path segment).
  */
-export function redactUrl(url: string): string {
-  const at = url.indexOf('?');
-  if (at < 0) return url;
-  return `${url.slice(0, at)}?${redactParameters(url.slice(at + 1), /(^|[&;])([^&;=]*)(=[^&;]*)?/g)}`;
+const DIGIT_GROUPS = /[0-9]+(?:(?:[ -]|\+|%20)[0-9]+)*/g;
+const SEPARATOR = /[ -]|\+|%20/;
+
+/**
+ * `text` with every card number in it replaced: 12 to 19 digits passing Luhn (what the sandbox's
+ * acquirer takes as a card number), written whole or in groups, not part of a longer run of
+ * digits. Secret names cannot catch a card number sent as `?cc=` or `?n=`: its form can.
+ */
+export function withoutCardNumbers(text: string): string {
+  return text.replace(DIGIT_GROUPS, (run) => (holdsCardNumber(run.split(SEPARATOR)) ? CENSOR : run));
 }
 
 /**
- * A query value as logged: Express splits a query on `&` only, so `?status=ACTIVE;token=…` gives
- * `status` the value `ACTIVE;token=…`; a secret-named `;` parameter inside it is redacted too.
+ * Whether consecutive groups of digits, joined, make a card number. Each window of 12 to 19 digits
+ * that starts and ends at a group's edge is a candidate; its Luhn sum is kept as the window grows
+ * (the digits at even and odd offsets, plain and doubled), so that a header of 8,000 one-digit
+ * groups (16 KB, a header at Node's limit) costs ~3 ms, not the ~40 ms of joining and checking every
+ * window. The acquirer's own check has the last word.
  */
-function withoutSemicolonSecrets(value: unknown): unknown {
-  if (Array.isArray(value)) return value.map(withoutSemicolonSecrets);
-  if (typeof value !== 'string' || !value.includes(';')) return value;
-  return redactParameters(value, /(;)([^;=]*)(=[^;]*)?/g);
+function holdsCardNumber(groups: string[]): boolean {
+  const digits = groups.join('');
+  const groupEnd = new Uint8Array(digits.length + 1); // 1 where a group ends
+  const starts: number[] = [];
+  for (let at = 0, g = 0; g < groups.length; at += groups[g]!.length, g++) {
+    starts.push(at);
+    groupEnd[at + groups[g]!.length] = 1;
+  }
+  for (const start of starts) {
+    // The digits at even offsets from the start, plain and doubled, and those at odd offsets.
+    let even = 0, evenDoubled = 0, odd = 0, oddDoubled = 0;
+    for (let i = start; i < digits.length && i - start < 19; i++) {
+      const digit = digits.charCodeAt(i) - 48;
+      const doubled = digit * 2 > 9 ? digit * 2 - 9 : digit * 2;
+      if ((i - start) % 2 === 0) (even += digit), (evenDoubled += doubled);
+      else (odd += digit), (oddDoubled += doubled);
+      if (i - start < 11 || groupEnd[i + 1] === 0) continue;
+      // Luhn doubles every second digit counting from the last one (at offset i - start).
+      const sum = (i - start) % 2 === 0 ? even + oddDoubled : evenDoubled + odd;
+      if (sum % 10 === 0 && passesLuhn(digits.slice(start, i + 1))) return true;
+    }
+  }
+  return false;
+}
+
+/**
+ * The URL as sent, with the values of secret-named query parameters and any card number replaced
+ * (the rest byte for byte); `&` and `;` both separate parameters.
+ */
+export function redactUrl(url: string): string {
+  const at = url.indexOf('?');
+  if (at < 0) return withoutCardNumbers(url);
+  return withoutCardNumbers(`${url.slice(0, at)}?${redactParameters(url.slice(at + 1), /(^|[&;])([^&;=]*)(=[^&;]*)?/g)}`);
+}
+
+/**
+ * A query value as logged, without card numbers: Express splits a query on `&` only, so
+ * `?status=ACTIVE;token=…` gives `status` the value `ACTIVE;token=…`; a secret-named `;` parameter
+ * inside it is redacted too.
+ */
+function loggedQueryValue(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(loggedQueryValue);
+  if (typeof value !== 'string') return value;
+  return withoutCardNumbers(value.includes(';') ? redactParameters(value, /(;)([^;=]*)(=[^;]*)?/g) : value);
 }
 
 /** `text` with the value of every secret-named parameter `parameters` matches (separator, name, `=value`) replaced. */
@@ -137,15 +187,18 @@ function serializeRequest(req: IncomingMessage) {
   serialized.headers = boundedHeaders(
     Object.entries(serialized.headers ?? {}).map(([name, value]) => [
       name,
-      SECRET_PARAMETER.test(name) ? CENSOR : name === 'referer' && typeof value === 'string' ? redactReferer(value) : value,
+      SECRET_PARAMETER.test(name) ? CENSOR : typeof value !== 'string' ? value : name === 'referer' ? redactReferer(value) : withoutCardNumbers(value),
     ]),
   ) as typeof serialized.headers;
   if (serialized.query && typeof serialized.query === 'object') {
-    const query = Object.fromEntries(Object.entries(serialized.query).map(([k, v]) => [k, SECRET_PARAMETER.test(k) ? CENSOR : withoutSemicolonSecrets(v)]));
+    const query = Object.fromEntries(Object.entries(serialized.query).map(([k, v]) => [withoutCardNumbers(k), SECRET_PARAMETER.test(k) ? CENSOR : loggedQueryValue(v)]));
     serialized.query = unlessLong(query, LOGGED.query);
   }
   // The path's parameters (a hosted page's id, decoded).
-  if (serialized.params && typeof serialized.params === 'object') serialized.params = unlessLong(serialized.params, LOGGED.params);
+  if (serialized.params && typeof serialized.params === 'object') {
+    const params = Object.fromEntries(Object.entries(serialized.params).map(([k, v]) => [k, typeof v === 'string' ? withoutCardNumbers(v) : v]));
+    serialized.params = unlessLong(params, LOGGED.params);
+  }
   return serialized;
 }
 

@@ -77,6 +77,25 @@ describe('secrets in request URLs', () => {
     const line = server.logs.lines.find((l) => l.req?.id === 'semicolon-secrets' && l.msg === 'request completed');
     expect(line?.req.query).toEqual({ status: 'ACTIVE;token=[redacted];page=2' });
   });
+
+  it('nor do card numbers under names no rule knows, or in the path and other headers (attacker review: `?cc=` was logged)', async () => {
+    const cards = ['4111111111111111', '5555 5555 5555 4444', '3782-822463-10005'];
+    const res = await server.http
+      .get(`/sandbox/v1/jwks?cc=${cards[0]}&ccnum=${encodeURIComponent(cards[1]!)}&n=${cards[2]}&page=2&since=2026-11-24&ref=4111111111111112`)
+      .set('x-request-id', 'card-numbers')
+      .set('x-note', `card ${cards[1]} exp 12/30`);
+    expect(res.status).toBe(200);
+    const path = await server.http.get(`/dpy/payment-link/v1/payment-links/by-short-id/${cards[0]}`).set('x-request-id', 'card-in-path');
+    expect(path.status).toBe(404);
+    for (const digits of ['4111111111111111', '5555', '822463']) expect(server.logs.text).not.toContain(digits);
+    const line = server.logs.lines.find((l) => l.req?.id === 'card-numbers' && l.msg === 'request completed');
+    // The other values stay as sent: a date, and 16 digits that fail Luhn, are not card numbers.
+    expect(line?.req.url).toBe('/sandbox/v1/jwks?cc=[redacted]&ccnum=[redacted]&n=[redacted]&page=2&since=2026-11-24&ref=4111111111111112');
+    expect(line?.req.query).toEqual({ cc: '[redacted]', ccnum: '[redacted]', n: '[redacted]', page: '2', since: '2026-11-24', ref: '4111111111111112' });
+    expect(line?.req.headers['x-note']).toBe('card [redacted] exp 12/30');
+    const pathLine = server.logs.lines.find((l) => l.req?.id === 'card-in-path' && l.msg === 'request completed');
+    expect(pathLine?.req.url).toBe('/dpy/payment-link/v1/payment-links/by-short-id/[redacted]');
+  });
 });
 
 describe('the size of a logged request', () => {
@@ -162,6 +181,14 @@ describe('redactUrl', () => {
     ['/a?title=Caf%C3%A9&page=1', '/a?title=Caf%C3%A9&page=1'],
     ['/pay/x?card_number=4111111111111111&security_code=123&expiry=12/30&cvv=999&page=1', '/pay/x?card_number=[redacted]&security_code=[redacted]&expiry=[redacted]&cvv=[redacted]&page=1'],
     ['/a?a=1;token=t;b=2', '/a?a=1;token=[redacted];b=2'],
+    // A card number, however written and under any name: 12 to 19 digits passing Luhn, in groups.
+    ['/a?cc=4111111111111111&x=4111+1111+1111+1111&y=4111%201111%201111%201111', '/a?cc=[redacted]&x=[redacted]&y=[redacted]'],
+    ['/a?n=378282246310005&m=5555-5555-5555-4444&p=4111111111111111,1', '/a?n=[redacted]&m=[redacted]&p=[redacted],1'],
+    ['/a/4111111111111111/b?4111111111111111', '/a/[redacted]/b?[redacted]'],
+    // Not one: Luhn fails, too short, too long, part of a longer run, or groups that only make one with the digits before them.
+    ['/a?x=4111111111111112&y=41111111111&z=41111111111111111111&w=24111111111111111', '/a?x=4111111111111112&y=41111111111&z=41111111111111111111&w=24111111111111111'],
+    ['/a?id=9-4111-1111-1111-1111-9', '/a?id=[redacted]'],
+    ['/a?d=2026-11-24&t=1700000000000&phone=%2B55%2011%2091234-5678', '/a?d=2026-11-24&t=1700000000000&phone=%2B55%2011%2091234-5678'],
     // Every query parameter the contract has stays readable.
     [
       '/a?created_at_end=1&created_at_start=2&expand=3&expiration_end=4&expiration_start=5&limit=6&page=7&payment_type=8&seller_id=9&sort=10&sort_type=11&status=12&title=13',
