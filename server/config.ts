@@ -282,7 +282,9 @@ export function namingOption(error: unknown, optionOf: Partial<Record<string, st
   const message = (error as Error)?.message ?? '';
   const variable = /^([A-Z][A-Z_]*) /.exec(message)?.[1];
   const option = variable ? optionOf[variable] : undefined;
-  return option ? new Error(`${option}${message.slice(variable!.length)}`) : undefined;
+  if (!option) return undefined;
+  // `DATA_DIR (--data-dir) must be ...`: the command's option named after the variable goes with it.
+  return new Error(`${option}${message.slice(variable!.length).replace(/^ \(--[a-z-]+\)/, '')}`);
 }
 
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {

@@ -8,6 +8,7 @@ import { parseArgs } from 'node:util';
 import { DEFAULT_DEMO_CLIENT_SECRET, DEFAULT_SANDBOX_ADMIN_TOKEN, loadConfig, namingOption, type Config } from './config.ts';
 import { createLogger } from './http/logging.ts';
 import { DEMO_SELLER_ID } from './sandbox/demo-seller.ts';
+import { closest } from './sandbox-options.ts';
 import { runSandbox, type RunningSandbox } from './sandbox-server.ts';
 
 const HELP = `payment-platform-sandbox: the payment platform as a local sandbox (tokens, payment links,
@@ -123,9 +124,17 @@ function configOrExit(): Config {
     given = options.given;
     return loadConfig(options.env);
   } catch (error) {
-    process.stderr.write(`${(namingOption(error, given) ?? (error as Error)).message}\nRun with --help for the options.\n`);
+    process.stderr.write(`${(namingOption(error, given) ?? unknownOption(error) ?? (error as Error)).message}\nRun with --help for the options.\n`);
     process.exit(1);
   }
+}
+
+/** parseArgs's refusal of an option it does not know, with the option most likely meant (`--prot`: `--port`), as startSandbox says it. */
+function unknownOption(error: unknown): Error | undefined {
+  const given = (error as NodeJS.ErrnoException).code === 'ERR_PARSE_ARGS_UNKNOWN_OPTION' ? /^Unknown option '([^']*)'/.exec((error as Error).message)?.[1] : undefined;
+  if (given === undefined) return undefined;
+  const hint = closest(given.replace(/^-+/, ''), [...Object.keys(OPTION_VARIABLES), 'help']);
+  return new Error(`Unknown option '${given}'${hint ? ` (did you mean --${hint}?)` : ''}`);
 }
 
 const config = configOrExit();

@@ -61,7 +61,7 @@ function distance(a: string, b: string): number {
 }
 
 /** The known name a misspelt one most likely meant: the same ignoring case and `_`, a prefix of it, or two edits away. */
-function closest(name: string, known: readonly string[]): string | undefined {
+export function closest(name: string, known: readonly string[]): string | undefined {
   const key = (n: string) => n.toLowerCase().replace(/_/g, '');
   return (
     known.find((k) => key(k) === key(name)) ??

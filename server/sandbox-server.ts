@@ -45,7 +45,9 @@ function listenRefused(error: NodeJS.ErrnoException, port: number, host: string)
         ? `Listening on port ${port} of ${host} is not allowed to this user (ports under 1024 usually need privileges): give another port`
         : error.code === 'EADDRNOTAVAIL'
           ? `The address ${host} is not one of this machine's: give another host (127.0.0.1 by default)`
-          : undefined;
+          : error.code === 'ENOTFOUND' || error.code === 'EAI_AGAIN'
+            ? `The host name ${host} does not resolve${error.code === 'EAI_AGAIN' ? ' (no answer from the name server)' : ''}: give an address of this machine as the host (127.0.0.1 by default)`
+            : undefined;
   // The code stays for programs that test it; Node's error is the cause.
   return reason === undefined ? error : Object.assign(new Error(reason, { cause: error }), { code: error.code });
 }

@@ -40,6 +40,35 @@ export interface PostgresStoreOptions extends AnnouncementOptions {
   queryTimeoutMs?: number;
 }
 
+/** Node's words for a connection that failed before PostgreSQL answered, by its code. */
+const CONNECTION_FAILURES: Record<string, string> = {
+  ECONNREFUSED: 'the connection was refused (is PostgreSQL running there, on that port?)',
+  ENOTFOUND: 'the host name does not resolve',
+  EAI_AGAIN: 'the host name did not resolve (no answer from the name server)',
+  ETIMEDOUT: 'no answer',
+  EHOSTUNREACH: 'the host is unreachable',
+  ENETUNREACH: 'the network is unreachable',
+  ECONNRESET: 'the connection was closed',
+};
+
+/**
+ * A first connection that failed, saying to which server (the URL's host and port, never its user
+ * or password) and why: `connect ECONNREFUSED 127.0.0.1:1` alone did not say it was the database's.
+ * PostgreSQL's own refusals (a wrong password, no such database) keep their words.
+ */
+function unreachable(error: Error, databaseUrl: string, connectTimeoutMs: number): Error {
+  const code = (error as NodeJS.ErrnoException).code ?? '';
+  const reason = CONNECTION_FAILURES[code] ?? (/timeout/i.test(error.message) ? `no answer within the connect timeout (${connectTimeoutMs} ms)` : error.message);
+  let server = 'of the database URL';
+  try {
+    const { hostname, port } = new URL(databaseUrl);
+    if (hostname) server = `at ${hostname}:${port || 5432} (the database URL)`;
+  } catch {
+    // Not a URL the WHATWG parser reads (pg reads more): named by its role only.
+  }
+  return Object.assign(new Error(`Cannot connect to the PostgreSQL server ${server}: ${reason}`, { cause: error }), code ? { code } : {});
+}
+
 /** `options`: how the store hears its other instances (postgres-announcements.ts), and its time limits. */
 export async function openPostgresStore(databaseUrl: string, options: PostgresStoreOptions = {}): Promise<Store> {
   const {
@@ -61,7 +90,7 @@ export async function openPostgresStore(databaseUrl: string, options: PostgresSt
   // Fails at start, not on the first request; the schema names the channel of the instances on it.
   const { rows } = await pool.query<{ schema: string | null }>('SELECT current_schema() AS schema').catch(async (error: Error) => {
     await pool.end().catch(() => {});
-    throw error;
+    throw unreachable(error, databaseUrl, connectTimeoutMs);
   });
   const otherInstances = postgresAnnouncements(pool, databaseUrl, rows[0]?.schema ?? '', announcements);
   return {

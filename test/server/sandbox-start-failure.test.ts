@@ -70,3 +70,17 @@ it('refuses a port in use in its own words, before it makes a data directory or 
     await rm(join(unused, '..'), { recursive: true, force: true });
   }
 });
+
+it('refuses a host name that does not resolve in its own words, before it makes a store', async () => {
+  const before = openCalls.count;
+  const failure = await startSandbox({ host: 'no-such-host.invalid', port: 0, env: { SANDBOX_ADMIN_TOKEN: 'an-admin-token-of-its-own' } }).then(
+    () => undefined,
+    (error: Error & { code?: string }) => error,
+  );
+  // ENOTFOUND; EAI_AGAIN where no name server answers.
+  expect(failure?.message).toMatch(
+    /^The host name no-such-host\.invalid does not resolve( \(no answer from the name server\))?: give an address of this machine as the host \(127\.0\.0\.1 by default\)$/,
+  );
+  expect(['ENOTFOUND', 'EAI_AGAIN']).toContain(failure?.code);
+  expect(openCalls.count).toBe(before);
+});

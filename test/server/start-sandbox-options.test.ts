@@ -68,6 +68,11 @@ it('refuses a log level pino does not have, naming the accepted ones and the opt
   await expect(startSandbox({ env: { LOG_LEVEL: 'verbose' } })).rejects.toThrow('LOG_LEVEL must be one of fatal, error, warn, info, debug, trace, silent, not verbose');
 });
 
+it("names dataDir, not the command's --data-dir, when the directory it was given is refused", async () => {
+  const refused = await startSandbox({ dataDir: 'file:///x' }).catch((error: unknown) => error);
+  expect((refused as Error).message).toBe('dataDir must be a directory, or memory:// to keep nothing on disk; got "file:///x"');
+});
+
 it('refuses options a JavaScript caller got wrong, naming the option, before anything starts', async () => {
   const refusals: Array<[unknown, string]> = [
     [null, 'startSandbox takes an options object, not null'],

@@ -1,6 +1,7 @@
 // The store behind one interface: PGlite (memory, data directory) and, when DATABASE_URL is set,
 // a PostgreSQL server. The same suite runs against each.
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { createServer, type AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { createLocalJWKSet, jwtVerify } from 'jose';
@@ -326,7 +327,10 @@ if (DATABASE_URL) {
         // A store whose server never answers at all is refused at start, within the limit.
         proxy.silent();
         const opening = Date.now();
-        await expect(openPostgresStore(proxy.url(url), { connectTimeoutMs: 500 })).rejects.toThrow(/timeout/i);
+        const where = `${new URL(proxy.url(url)).hostname}:${new URL(proxy.url(url)).port}`;
+        await expect(openPostgresStore(proxy.url(url), { connectTimeoutMs: 500 })).rejects.toThrow(
+          `Cannot connect to the PostgreSQL server at ${where} (the database URL): no answer within the connect timeout (500 ms)`,
+        );
         expect(Date.now() - opening).toBeLessThan(3_000);
       } finally {
         await store.close();
@@ -502,6 +506,24 @@ describe('PGlite data directory', () => {
     } finally {
       await Promise.all([rm(dataDir, { recursive: true, force: true }), rm(encryptionKeyFileOf(dataDir), { force: true })]);
     }
+  });
+});
+
+describe('PostgreSQL store: a server it cannot reach at start', () => {
+  it('says which server (host and port, never the user or password) and why, with the code kept', async () => {
+    const closed = createServer();
+    await new Promise<void>((resolve) => closed.listen(0, '127.0.0.1', resolve));
+    const { port } = closed.address() as AddressInfo;
+    await new Promise((resolve) => closed.close(resolve));
+    const failure = await openPostgresStore(`postgres://merchant:pg-password-77@127.0.0.1:${port}/shop`).then(
+      () => undefined,
+      (error: Error & { code?: string; cause?: unknown }) => error,
+    );
+    expect(failure?.message).toBe(
+      `Cannot connect to the PostgreSQL server at 127.0.0.1:${port} (the database URL): the connection was refused (is PostgreSQL running there, on that port?)`,
+    );
+    expect(failure?.code).toBe('ECONNREFUSED');
+    expect((failure?.cause as Error | undefined)?.message).toMatch(/ECONNREFUSED/);
   });
 });
 
