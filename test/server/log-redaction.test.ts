@@ -96,6 +96,17 @@ describe('secrets in request URLs', () => {
     const pathLine = server.logs.lines.find((l) => l.req?.id === 'card-in-path' && l.msg === 'request completed');
     expect(pathLine?.req.url).toBe('/dpy/payment-link/v1/payment-links/by-short-id/[redacted]');
   });
+
+  it('nor does a card number as a header name, or as the x-request-id, which is then not taken (it is echoed and bound to every line)', async () => {
+    const before = server.logs.lines.length;
+    const res = await server.http.get('/sandbox/v1/jwks').set('x-request-id', '5555555555554444').set('4111111111111111', 'x');
+    expect(res.status).toBe(200);
+    expect(res.headers['x-request-id']).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
+    const logged = server.logs.lines.slice(before).map((line) => JSON.stringify(line)).join('\n');
+    expect(logged).toContain(res.headers['x-request-id']);
+    expect(logged).not.toContain('5555555555554444');
+    expect(logged).not.toContain('4111111111111111');
+  });
 });
 
 describe('the size of a logged request', () => {
@@ -187,7 +198,12 @@ describe('redactUrl', () => {
     ['/a/4111111111111111/b?4111111111111111', '/a/[redacted]/b?[redacted]'],
     // Not one: Luhn fails, too short, too long, part of a longer run, or groups that only make one with the digits before them.
     ['/a?x=4111111111111112&y=41111111111&z=41111111111111111111&w=24111111111111111', '/a?x=4111111111111112&y=41111111111&z=41111111111111111111&w=24111111111111111'],
-    ['/a?id=9-4111-1111-1111-1111-9', '/a?id=[redacted]'],
+    ['/a?id=9-4111-1111-1111-1111-9&c=4111 1111 1111 1111 123', '/a?id=[redacted]&c=[redacted]'],
+    // Percent-encoded digits and dashes, and a card number inside an encoded URL, are the same card number.
+    ['/a/%34111111111111111?q=%34%31%31%31%31%31%31%31%31%31%31%31%31%31%31%31&d=4111%2D1111%2D1111%2D1111', '/a/[redacted]?q=[redacted]&d=[redacted]'],
+    ['/a?next=%2Fpay%3Fcc%3D4111111111111111', '/a?next=%2Fpay%3Fcc%3D[redacted]'],
+    // Ids stay findable: a UUID's groups and the digits inside a word or a hex digest are no card number.
+    ['/s/a1d92eff-6894-4652-8192-42dda88b852d/x4111111111111111y?h=ab5555555555554444cd', '/s/a1d92eff-6894-4652-8192-42dda88b852d/x4111111111111111y?h=ab5555555555554444cd'],
     ['/a?d=2026-11-24&t=1700000000000&phone=%2B55%2011%2091234-5678', '/a?d=2026-11-24&t=1700000000000&phone=%2B55%2011%2091234-5678'],
     // Every query parameter the contract has stays readable.
     [
