@@ -72,16 +72,33 @@ const fromCwd = (path: string) => resolve(process.cwd(), path);
 /** The joined bundle of the contract package, wherever npm installed it. */
 const CONTRACT_BUNDLE = () => createRequire(import.meta.url).resolve('@payment-platform/contract/platform.openapi.json');
 
+/**
+ * Every whole-number variable, one rule: decimal digits (spaces around them allowed); unset, empty
+ * or blank is the default, as for every other variable. Anything else (`1e3`, `0x10`, `7.0`, `-1`)
+ * is NaN, which the caller refuses by name, never read as another number. `Number('')` is 0: an
+ * empty RATE_LIMIT_PER_SECOND or TOKEN_FAILED_ATTEMPTS_PER_MINUTE (a template's blank line) turned
+ * the limit off, and an empty PORT listened on a random port.
+ */
+function wholeNumber(value: string | undefined): number | undefined {
+  if (value === undefined || value.trim() === '') return undefined;
+  return /^\d+$/.test(value.trim()) ? Number(value.trim()) : NaN;
+}
+
+/**
+ * A refused number as its refusal quotes it: as written when short, otherwise only its length (it
+ * may be a URL with its password, or a secret, given to the wrong variable or option).
+ */
+const quoted = (value: string | undefined) => (value !== undefined && value.length <= 16 && !/[@:]/.test(value) ? JSON.stringify(value) : `a value of ${value?.length ?? 0} characters`);
+
 function milliseconds(name: string, value: string | undefined, fallback: number): number {
-  if (value === undefined || value === '') return fallback;
-  const n = Number(value);
-  if (!Number.isInteger(n) || n < 1) throw new Error(`${name} must be a positive number of milliseconds, not ${value}`);
+  const n = wholeNumber(value) ?? fallback;
+  if (!(n >= 1)) throw new Error(`${name} must be a positive whole number of milliseconds, not ${quoted(value)}`);
   return n;
 }
 
 function port(value: string | undefined): number {
-  const n = Number(value ?? 8080);
-  if (!Number.isInteger(n) || n < 0 || n > 65_535) throw new Error(`PORT must be a port number, not ${value}`);
+  const n = wholeNumber(value) ?? 8080;
+  if (!(n >= 0 && n <= 65_535)) throw new Error(`PORT must be a port number, not ${quoted(value)}`);
   return n;
 }
 
@@ -158,18 +175,17 @@ export const MAX_RETENTION_DAYS = 3650;
 
 /** NOTIFICATION_RETENTION_DAYS: unset, empty or 0 keeps everything; otherwise whole days, 1 to MAX_RETENTION_DAYS. */
 function retentionDays(value: string | undefined): number | undefined {
-  if (value === undefined || value.trim() === '') return undefined;
-  const n = /^\d+$/.test(value.trim()) ? Number(value.trim()) : NaN;
-  if (n === 0) return undefined;
+  const n = wholeNumber(value);
+  if (n === undefined || n === 0) return undefined;
   if (!(n >= 1 && n <= MAX_RETENTION_DAYS)) {
-    throw new Error(`NOTIFICATION_RETENTION_DAYS must be a whole number of days from 1 to ${MAX_RETENTION_DAYS} (0 or unset keeps every delivery), not ${JSON.stringify(value.slice(0, 32))}`);
+    throw new Error(`NOTIFICATION_RETENTION_DAYS must be a whole number of days from 1 to ${MAX_RETENTION_DAYS} (0 or unset keeps every delivery), not ${quoted(value)}`);
   }
   return n;
 }
 
 function count(name: string, value: string | undefined, fallback: number): number {
-  const n = Number(value ?? fallback);
-  if (!Number.isInteger(n) || n < 0) throw new Error(`${name} must be a whole number >= 0, not ${value}`);
+  const n = wholeNumber(value) ?? fallback;
+  if (!(n >= 0)) throw new Error(`${name} must be a whole number >= 0, not ${quoted(value)}`);
   return n;
 }
 

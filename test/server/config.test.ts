@@ -122,6 +122,32 @@ describe('slow-client timeouts', () => {
   });
 });
 
+describe('whole-number variables (PORT, the limits, the intervals)', () => {
+  it('take the default when empty or blank, as every other variable: an empty limit does not turn it off', () => {
+    for (const value of [undefined, '', '  ']) {
+      const config = loadConfig({ PORT: value, RATE_LIMIT_PER_SECOND: value, TOKEN_FAILED_ATTEMPTS_PER_MINUTE: value, NOTIFICATION_POLL_INTERVAL_MS: value });
+      expect([config.port, config.rateLimit.limit, config.tokenFailedAttempts.limit, config.notificationPollIntervalMs]).toEqual([8080, 200, 10, 500]);
+    }
+    // 0 is said, not implied: it turns a limit off, and picks a free port.
+    const zero = loadConfig({ PORT: '0', RATE_LIMIT_PER_SECOND: '0', TOKEN_FAILED_ATTEMPTS_PER_MINUTE: ' 0 ' });
+    expect([zero.port, zero.rateLimit.limit, zero.tokenFailedAttempts.limit]).toEqual([0, 0, 0]);
+    expect(loadConfig({ PORT: '08080', RATE_LIMIT_PER_SECOND: ' 50 ' })).toMatchObject({ port: 8080, rateLimit: { limit: 50 } });
+  });
+
+  it('refuse any other spelling of a number by name, as NOTIFICATION_RETENTION_DAYS does, quoting at most 32 characters', () => {
+    for (const value of ['1e3', '0x10', '7.0', '-1', '+5', 'ten', '5 5']) {
+      expect(() => loadConfig({ RATE_LIMIT_PER_SECOND: value })).toThrow(`RATE_LIMIT_PER_SECOND must be a whole number >= 0, not ${JSON.stringify(value)}`);
+      expect(() => loadConfig({ NOTIFICATION_RETRY_BASE_MS: value })).toThrow(`NOTIFICATION_RETRY_BASE_MS must be a positive whole number of milliseconds, not ${JSON.stringify(value)}`);
+      expect(() => loadConfig({ PORT: value })).toThrow(`PORT must be a port number, not ${JSON.stringify(value)}`);
+    }
+    expect(() => loadConfig({ PORT: '65536' })).toThrow('PORT must be a port number, not "65536"');
+    expect(() => loadConfig({ BILLING_POLL_INTERVAL_MS: '0' })).toThrow('BILLING_POLL_INTERVAL_MS must be a positive whole number of milliseconds, not "0"');
+    // A URL or a secret given to the wrong variable is not printed.
+    expect(() => loadConfig({ PORT: 'postgres://shop:s3cret@db/shop' })).toThrow('PORT must be a port number, not a value of 30 characters');
+    expect(() => loadConfig({ RATE_LIMIT_PER_SECOND: 'a-long-secret-token-value' })).toThrow('RATE_LIMIT_PER_SECOND must be a whole number >= 0, not a value of 25 characters');
+  });
+});
+
 describe('notification retention (NOTIFICATION_RETENTION_DAYS)', () => {
   it('keeps every delivery when unset, empty or 0, and takes whole days from 1 to ten years', () => {
     for (const value of [undefined, '', '0', ' 0 ', '00']) expect(loadConfig({ NOTIFICATION_RETENTION_DAYS: value }).notificationRetentionDays).toBeUndefined();

@@ -141,9 +141,9 @@ describe('server/main.ts on an address beyond this machine', () => {
       refusal(['--prot', '1']),
     ]);
     expect(results).toEqual([
-      [1, '--port must be a port number, not -1'],
+      [1, '--port must be a port number, not "-1"'],
       [1, '--database-url must be a PostgreSQL URL (postgres://user:password@host:5432/database), written without spaces; this one is not'],
-      [1, 'PORT must be a port number, not abc'],
+      [1, 'PORT must be a port number, not "abc"'],
       [1, '--data-dir must be a directory, or memory:// to keep nothing on disk; got "file:///x"'],
       [1, "Unknown option '--prot' (did you mean --port?)"],
     ]);
