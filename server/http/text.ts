@@ -16,26 +16,43 @@ export const isText = (value: string) => !NOT_STORABLE.test(value);
 const escapePointer = (key: string) => key.replace(/~/g, '~0').replace(/\//g, '~1');
 
 /**
- * JSON pointers, inside `value` (a parsed body, query or form), of every string that is not text; a
- * member name that is not text points at its object. Walked without recursion (bodies may nest deeply);
- * binary data (an uploaded file) is not text and not looked at.
+ * The most pointers a refusal names, and the most characters of each (a longer one is cut, ending
+ * in `…`). Unknown members are free, so a body of 116 KB (one member name of 100 KB over 1,000
+ * strings that are not text) was answered with 1,000 details each naming the whole name, twice:
+ * 200 MB built in 7 s, and 500 KB ran the process out of memory (attacker review, 2026-11-24).
+ */
+export const MAX_NOT_TEXT_POINTERS = 20;
+export const MAX_POINTER_LENGTH = 200;
+
+/** A child's pointer, at most MAX_POINTER_LENGTH characters: once cut, the children of a pointer share it. */
+const childPointer = (pointer: string, key: string) => {
+  if (pointer.length >= MAX_POINTER_LENGTH) return pointer;
+  const child = `${pointer}/${escapePointer(key.length > MAX_POINTER_LENGTH ? key.slice(0, MAX_POINTER_LENGTH) : key)}`;
+  return child.length <= MAX_POINTER_LENGTH ? child : `${child.slice(0, MAX_POINTER_LENGTH - 1)}…`;
+};
+
+/**
+ * JSON pointers, inside `value` (a parsed body, query or form), of the strings that are not text, the
+ * first MAX_NOT_TEXT_POINTERS distinct ones found; a member name that is not text points at its
+ * object. Walked without recursion (bodies may nest deeply); binary data (an uploaded file) is not
+ * text and not looked at.
  */
 export function notTextPointers(value: unknown): string[] {
   if (allText(value)) return []; // nearly every request: no pointer built
-  const found: string[] = [];
+  const found = new Set<string>();
   const pending: Array<[unknown, string]> = [[value, '']];
-  for (let next = pending.pop(); next; next = pending.pop()) {
+  for (let next = pending.pop(); next && found.size < MAX_NOT_TEXT_POINTERS; next = pending.pop()) {
     const [item, pointer] = next;
     if (typeof item === 'string') {
-      if (!isText(item)) found.push(pointer);
+      if (!isText(item)) found.add(pointer);
     } else if (item !== null && typeof item === 'object' && !ArrayBuffer.isView(item)) {
       for (const [key, child] of Object.entries(item)) {
-        if (!isText(key)) found.push(pointer);
-        pending.push([child, `${pointer}/${escapePointer(key)}`]);
+        if (!isText(key)) found.add(pointer);
+        pending.push([child, childPointer(pointer, key)]);
       }
     }
   }
-  return [...new Set(found)];
+  return [...found].slice(0, MAX_NOT_TEXT_POINTERS);
 }
 
 /** Whether every string and member name inside `value` is text: notTextPointers' walk, without the pointers. */

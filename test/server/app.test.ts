@@ -146,6 +146,21 @@ describe('web checkout shape', () => {
     expect(within.body.payment_intent_id).toEqual(expect.any(String));
   });
 
+  it('refuses strings that are not text in unknown members with a small answer, however many and however long their names', async () => {
+    const leaves = Object.fromEntries(Array.from({ length: 1_000 }, (_, i) => [`k${i}`, '\u0001']));
+    const send = (x: unknown) => intent().set(bearer(token)).set('Content-Type', 'application/json').send(JSON.stringify({ payment: { amount: 1000, currency: 'BRL' }, x }));
+    const started = performance.now();
+    const long = await send({ ['K'.repeat(100_000)]: leaves });
+    expect(performance.now() - started).toBeLessThan(2_000); // 7 s and a 200 MB answer before; 500 KB ended the process
+    expect(long.status).toBe(422);
+    expect(long.text.length).toBeLessThan(2_000);
+    expect(long.body.details.map((d: { field: string }) => d.field)).toEqual([`x.${'K'.repeat(196)}…`]);
+    const many = await send(leaves);
+    expect(many.status).toBe(422);
+    expect(many.body.details).toHaveLength(20);
+    expectNoStackTrace(many.body);
+  });
+
   it('takes a JSON body in UTF-8 only: UTF-7 and UTF-16 hid the brackets and commas of a long array or a deep nesting from the checks above', async () => {
     const create = (charset: string, body: Buffer | string) => intent().set(bearer(token)).set('Content-Type', `application/json; charset=${charset}`).send(body);
     const products = `{"payment":{"currency":"BRL","amount":1},"product":[${Array(20_000).fill('{}').join(',')}],"customer":{}}`;

@@ -25,3 +25,13 @@ it('does not look inside binary data, and names each pointer once', () => {
   expect(notTextPointers({ file: Buffer.from([0, 1, 2]), bytes: new Uint8Array([0]) })).toEqual([]);
   expect(notTextPointers({ 'k\u0000': 'v\u0000' })).toEqual(['', '/k\u0000']);
 });
+
+it('names at most 20 pointers of at most 200 characters: a small body cannot make a huge refusal', () => {
+  const leaves = Object.fromEntries(Array.from({ length: 1_000 }, (_, i) => [`k${i}`, '\u0001']));
+  const many = notTextPointers(leaves);
+  expect(many).toHaveLength(20);
+  for (const pointer of many) expect(pointer).toMatch(/^\/k\d+$/);
+  // Under a name cut short, the strings share its pointer: named once.
+  expect(notTextPointers({ ['K'.repeat(100_000)]: leaves })).toEqual([`/${'K'.repeat(198)}…`]);
+  expect(notTextPointers({ a: { b: '\u0000' }, ['x'.repeat(300)]: '\u0000' }).sort()).toEqual(['/a/b', `/${'x'.repeat(198)}…`].sort());
+});
