@@ -8,6 +8,7 @@ import { createAuthentication } from './authentication/index.ts';
 import type { AppDeps, AreaDeps, AreaRoutes } from './http/area-routes.ts';
 import type { PlatformDocument } from './http/contract.ts';
 import { bodyParsers } from './http/body-parsers.ts';
+import { multipartBodyBytes } from './http/multipart-limits.ts';
 import { refuseLooseIntegers } from './http/integer-spelling.ts';
 import { localHostNamesOnly } from './http/local-host-names.ts';
 import { ROUTING, type RoutedOperation } from './http/operations.ts';
@@ -71,6 +72,9 @@ function loadApiSpec(file: string): PlatformDocument {
   }
 }
 
+/** The product image upload's one file part: one byte over the image limit is read, so that the upload's own check answers image_too_large. */
+const UPLOAD = { field: PRODUCT_IMAGE_FIELD, maxFileBytes: PRODUCT_IMAGE_MAX_BYTES + 1 };
+
 /** The validator of a config's bundle (built once per process and bundle: http/contract-validator.ts). */
 function validatorOf(config: AppDeps['config'], apiSpec: PlatformDocument) {
   return contractValidator({
@@ -78,8 +82,7 @@ function validatorOf(config: AppDeps['config'], apiSpec: PlatformDocument) {
     apiSpec,
     validation: config.validation !== false,
     undocumented: REFERENCE_ONLY.map((op) => op.template).filter((path) => !(path in (apiSpec.paths ?? {}))),
-    // One byte over the image limit is read, so that the upload's own check answers image_too_large.
-    upload: { field: PRODUCT_IMAGE_FIELD, maxFileBytes: PRODUCT_IMAGE_MAX_BYTES + 1 },
+    upload: UPLOAD,
   });
 }
 
@@ -152,7 +155,7 @@ export async function createApp(deps: AppDeps, extraAreas: AreaRoutes[] = []): P
     ),
   );
   app.use(limitPerClient); // after authentication: keyed by the token's client
-  app.use(bodyParsers(config.bodyLimit)); // JSON or a form, for the operations that take it (http/body-parsers.ts)
+  app.use(bodyParsers(config.bodyLimit, multipartBodyBytes(UPLOAD.maxFileBytes))); // JSON or a form, for the operations that take it (http/body-parsers.ts)
   app.use(refuseLooseIntegers); // integer parameters in decimal digits only, before the validator coerces them
   // The validator is built once per process and bundle (http/contract-validator.ts); a response that
   // breaks the contract is answered by this app's error handler.

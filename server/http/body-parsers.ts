@@ -69,11 +69,19 @@ function refuseInfiniteNumbers(req: Request, _res: unknown, next: (error?: unkno
 
 const takes = (req: Request, type: string) => req.operation?.bodyTypes.includes(type) === true;
 
-/** The JSON and form parsers, each run only for an operation that takes its media type. */
-export function bodyParsers(limit: string): RequestHandler[] {
+/**
+ * The JSON and form parsers, each run only for an operation that takes its media type; a multipart
+ * body (read later, by the validator's multer) that says it holds more than `multipartBytes` is
+ * refused before it is read, as an oversized JSON body is (413).
+ */
+export function bodyParsers(limit: string, multipartBytes: number): RequestHandler[] {
   const json = express.json({ limit, verify: refuseOversizedJson });
   const form = express.urlencoded({ extended: false, limit });
   return [
+    (req, _res, next) =>
+      takes(req, 'multipart/form-data') && Number(req.get('content-length')) > multipartBytes
+        ? next(Object.assign(refusal('request entity too large', 'entity.too.large'), { status: 413 }))
+        : next(),
     (req, res, next) => (takes(req, 'application/json') ? json(req, res, next) : next()),
     // A middleware of its own, after the parser: Express's error handling covers it, as any other.
     (req, res, next) => (takes(req, 'application/json') ? refuseInfiniteNumbers(req, res, next) : next()),

@@ -91,7 +91,8 @@ export function toApiError(error: unknown): ApiError {
     const message = 'A number in the request is larger than the platform accepts';
     return new ApiError(422, undefined, message, [{ location: 'body', pointer: '', message }]);
   }
-  const limitBroken = isValidatorError(error) && error.status === 400 && MULTIPART_LIMIT_MESSAGES[error.errors[0]?.message ?? ''];
+  // The validator says 413 for too many files, as for a file too large: that is a form's shape (400), not its size.
+  const limitBroken = isValidatorError(error) && (error.status === 400 || error.status === 413) && MULTIPART_LIMIT_MESSAGES[error.errors[0]?.message ?? ''];
   if (limitBroken) return new ApiError(400, undefined, limitBroken, [{ location: 'body', pointer: '', message: limitBroken }]);
   if (isValidatorError(error) && error.status < 500) {
     const problems = error.status === 400 ? oneProblemPerField(error.errors.map(problemOf)) : [];

@@ -508,11 +508,11 @@ describe.each(STORES)('payment link API (%s)', (kind) => {
     it('keeps the first image part and ignores the others; more than 16 text parts, or one over 64 KiB, answer 400', async () => {
       const images = `${BASE}/payment-links/products/images`;
       const send = () => server.http.post(images).set('Authorization', `Bearer ${a.token}`);
-      const big = Buffer.concat([PNG, Buffer.alloc(4 * 1024 * 1024)]);
+      const other = Buffer.concat([PNG, Buffer.alloc(64 * 1024)]);
       // Other file parts, a second image part among them, are read and not kept (memory: each would
       // have been held whole): the answer is the first image's.
-      let req = send().attach('photo', big, { filename: 'a.png', contentType: 'image/png' }).attach('image', PNG, { filename: 'p.png', contentType: 'image/png' });
-      for (let i = 0; i < 6; i++) req = req.attach('image', big, { filename: `b${i}.png`, contentType: 'image/png' });
+      let req = send().attach('photo', other, { filename: 'a.png', contentType: 'image/png' }).attach('image', PNG, { filename: 'p.png', contentType: 'image/png' });
+      for (let i = 0; i < 6; i++) req = req.attach('image', other, { filename: `b${i}.png`, contentType: 'image/png' });
       const kept = await req.field('note', 'ignored');
       expect(kept.status).toBe(201);
       expect(kept.body).toMatchObject({ content_type: 'image/png', size_bytes: PNG.length });
@@ -529,6 +529,21 @@ describe.each(STORES)('payment link API (%s)', (kind) => {
       const problem = (message: string) => ({ error_code: 'invalid_request', message, status_code: 400, details: [{ message, path: 'body' }] });
       expect(many.body).toEqual(problem('The multipart form has more than 16 text parts'));
       expect(long.body).toEqual(problem('A text part of the multipart form is over 64 KiB'));
+    });
+
+    it('refuses more than 8 file parts (400), and a body that says it holds more than the image and its text parts (413), reading none of it', async () => {
+      const images = `${BASE}/payment-links/products/images`;
+      const send = () => server.http.post(images).set('Authorization', `Bearer ${a.token}`);
+      const problem = (message: string) => ({ error_code: 'invalid_request', message, status_code: 400, details: [{ message, path: 'body' }] });
+      let files = send().attach('image', PNG, { filename: 'p.png', contentType: 'image/png' });
+      for (let i = 0; i < 8; i++) files = files.attach('other', PNG, { filename: `o${i}.png`, contentType: 'image/png' });
+      expect((await files).body).toEqual(problem('The multipart form has more than 8 file parts'));
+      // 5 MiB of image, 16 text parts of 64 KiB and 64 KiB of part headers: a body over that is not read.
+      const before = (await server.store.query('SELECT count(*)::int AS n FROM product_images')).rows[0];
+      const big = await send().attach('image', PNG, { filename: 'p.png', contentType: 'image/png' }).attach('other', Buffer.alloc(6.2 * 1024 * 1024), { filename: 'o.png', contentType: 'image/png' });
+      expect(big.status).toBe(413);
+      expect(big.body).toMatchObject({ error_code: 'image_too_large', status_code: 413 });
+      expect((await server.store.query('SELECT count(*)::int AS n FROM product_images')).rows[0]).toEqual(before);
     });
 
     it('answers 401 and 400 guid_error, storing nothing', async () => {
