@@ -237,7 +237,7 @@ export interface paths {
          *     whole operation is the package's: a `multipart/form-data` body with one file part named
          *     `image`; PNG, JPEG or WebP only (the part's `Content-Type` must match the file's magic bytes);
          *     1 byte to 5 MiB (5 242 880 bytes). Answers: 201 with the stored image; 400 `invalid_request`
-         *     (no `image` part, an empty one, more than 8 file parts, more than 16 text parts or one over 64 KiB) or `guid_error` (seller id in the token not a GUID); 401
+         *     (no `image` part, an empty one, more than 8 file parts, 16 text parts or 32 parts, a text part over 64 KiB) or `guid_error` (seller id in the token not a GUID); 401
          *     `unauthorized`; 413 `image_too_large` (the image, or the whole body said over the image and its text parts); 415 `unsupported_media_type` (body not multipart, or an
          *     image type other than PNG, JPEG or WebP); 500. All errors use the payment link error body. The
          *     package defines no download path: the stored image is shown by the link's public page.
@@ -1745,8 +1745,8 @@ export interface components {
          *
          *     **Package decision (the seed does not show the request):** one part named `image` carrying the
          *     file (a PNG, JPEG or WebP image of 1 byte to 5 MiB, 5 242 880 bytes). Other parts are ignored,
-         *     a second `image` part among them; the form may carry at most 8 file parts and 16 text parts of
-         *     64 KiB each (more answer 400), and a body whose `Content-Length` is over 6 356 993 bytes (the
+         *     a second `image` part among them; the form may carry at most 8 file parts, 16 text parts of
+         *     64 KiB each and 32 parts in all (more answer 400), and a body whose `Content-Length` is over 6 356 993 bytes (the
          *     image, its text parts and 64 KiB of part headers) answers 413 unread.
          */
         ProductImageUpload: {
@@ -2143,8 +2143,9 @@ export interface components {
          *     | 429 | `too_many_requests` | the client sent too many requests; wait `Retry-After` seconds |
          *     | 500 | (none) | unexpected failure; the body carries `message` and `details` only |
          *
-         *     400 and 422 carry one detail per offending field. 401, 403 and 404 carry `details` with at most one
-         *     entry, and 500 an empty array.
+         *     400 and 422 carry one detail per offending field, the first 20 found (package decision: a small
+         *     body of many broken fields would otherwise make a huge answer). 401, 403 and 404 carry `details`
+         *     with at most one entry, and 500 an empty array.
          */
         WebCheckoutError: {
             /**

@@ -4,7 +4,7 @@
 import { ApiError, ContractViolation, statusMessage, type Problem, type ProblemLocation } from './errors.ts';
 import { MAX_JSON_ARRAY_ITEMS, MAX_JSON_DEPTH } from './body-parsers.ts';
 import { MULTIPART_LIMIT_MESSAGES } from './multipart-limits.ts';
-import { NOT_TEXT, TEXT_PATTERN } from './text.ts';
+import { MAX_NOT_TEXT_POINTERS, NOT_TEXT, TEXT_PATTERN } from './text.ts';
 
 const LOCATIONS: Record<string, ProblemLocation> = { body: 'body', query: 'query', params: 'path', headers: 'header', cookies: 'cookie' };
 
@@ -27,16 +27,21 @@ const MALFORMED_URI = "malformed uri'";
 /**
  * The validator reports every broken rule (allErrors): keep one problem per field, the first, and
  * drop the `if` keyword's "must match then/else schema" echo of a conditional rule (its own
- * `required`/`not` problems say what is wrong).
+ * `required`/`not` problems say what is wrong); at most MAX_NOT_TEXT_POINTERS of them, as the text
+ * guard names: 1 MB of nested arrays of wrong items (420 brands of 1,199 currencies) was answered
+ * with 64 MB naming ~500,000 fields (attacker review, 2026-11-24).
  */
 function oneProblemPerField(problems: Problem[]): Problem[] {
   const seen = new Set<string>();
-  return problems.filter((p) => {
+  const kept: Problem[] = [];
+  for (const p of problems) {
     const key = `${p.location}:${p.pointer}`;
-    if (p.keyword === 'if' || seen.has(key)) return false;
+    if (p.keyword === 'if' || seen.has(key)) continue;
     seen.add(key);
-    return true;
-  });
+    kept.push(p);
+    if (kept.length === MAX_NOT_TEXT_POINTERS) break;
+  }
+  return kept;
 }
 
 const BODY_PARSER_MESSAGES: Record<string, string> = {
@@ -91,7 +96,7 @@ export function toApiError(error: unknown): ApiError {
     const message = 'A number in the request is larger than the platform accepts';
     return new ApiError(422, undefined, message, [{ location: 'body', pointer: '', message }]);
   }
-  // The validator says 413 for too many files, as for a file too large: that is a form's shape (400), not its size.
+  // The validator says 413 for too many files or parts, as for a file too large: that is a form's shape (400), not its size.
   const limitBroken = isValidatorError(error) && (error.status === 400 || error.status === 413) && MULTIPART_LIMIT_MESSAGES[error.errors[0]?.message ?? ''];
   if (limitBroken) return new ApiError(400, undefined, limitBroken, [{ location: 'body', pointer: '', message: limitBroken }]);
   if (isValidatorError(error) && error.status < 500) {

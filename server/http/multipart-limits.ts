@@ -4,11 +4,13 @@
 // (error-normalising.ts).
 
 /**
- * multer's `limits` for text parts (at most 16, each at most 64 KiB) and file parts (at most 8: the
- * first image part is kept, the others are read and dropped). Without the last, 20 MB of 200,000
- * empty file parts kept the event loop 3 s (attacker review, 2026-11-24).
+ * multer's `limits` for text parts (at most 16, each at most 64 KiB), file parts (at most 8: the
+ * first image part is kept, the others are read and dropped) and parts of any kind, those that are
+ * neither (no `Content-Disposition`) included (32). Without the last two, 20 MB of 200,000 empty
+ * file parts kept the event loop 3 s, and a chunked body of parts without a name was parsed for
+ * the whole request timeout (attacker reviews, 2026-11-24).
  */
-export const MULTIPART_LIMITS = { fields: 16, fieldSize: 64 * 1024, files: 8 } as const;
+export const MULTIPART_LIMITS = { fields: 16, fieldSize: 64 * 1024, files: 8, parts: 32 } as const;
 
 /**
  * The most bytes a multipart body may say it holds (Content-Length): the kept file, its text parts,
@@ -21,4 +23,5 @@ export const MULTIPART_LIMIT_MESSAGES: Readonly<Record<string, string>> = {
   'Too many fields': `The multipart form has more than ${MULTIPART_LIMITS.fields} text parts`,
   'Field value too long': `A text part of the multipart form is over ${MULTIPART_LIMITS.fieldSize / 1024} KiB`,
   'Too many files': `The multipart form has more than ${MULTIPART_LIMITS.files} file parts`,
+  'Too many parts': `The multipart form has more than ${MULTIPART_LIMITS.parts} parts`,
 };

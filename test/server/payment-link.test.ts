@@ -531,13 +531,23 @@ describe.each(STORES)('payment link API (%s)', (kind) => {
       expect(long.body).toEqual(problem('A text part of the multipart form is over 64 KiB'));
     });
 
-    it('refuses more than 8 file parts (400), and a body that says it holds more than the image and its text parts (413), reading none of it', async () => {
+    it('refuses more than 8 file parts or 32 parts (400), and a body that says it holds more than the image and its text parts (413), reading none of it', async () => {
       const images = `${BASE}/payment-links/products/images`;
       const send = () => server.http.post(images).set('Authorization', `Bearer ${a.token}`);
       const problem = (message: string) => ({ error_code: 'invalid_request', message, status_code: 400, details: [{ message, path: 'body' }] });
       let files = send().attach('image', PNG, { filename: 'p.png', contentType: 'image/png' });
       for (let i = 0; i < 8; i++) files = files.attach('other', PNG, { filename: `o${i}.png`, contentType: 'image/png' });
       expect((await files).body).toEqual(problem('The multipart form has more than 8 file parts'));
+      // Parts that are neither a file nor a text part (no Content-Disposition) count too.
+      const boundary = 'b0undary';
+      const raw = Buffer.concat([
+        ...Array.from({ length: 33 }, () => Buffer.from(`--${boundary}\r\nx-nothing: 1\r\n\r\nskipped\r\n`)),
+        Buffer.from(`--${boundary}\r\nContent-Disposition: form-data; name="image"; filename="p.png"\r\nContent-Type: image/png\r\n\r\n`),
+        PNG,
+        Buffer.from(`\r\n--${boundary}--\r\n`),
+      ]);
+      const parts = await send().set('Content-Type', `multipart/form-data; boundary=${boundary}`).send(raw);
+      expect(parts.body).toEqual(problem('The multipart form has more than 32 parts'));
       // 5 MiB of image, 16 text parts of 64 KiB and 64 KiB of part headers: a body over that is not read.
       const before = (await server.store.query('SELECT count(*)::int AS n FROM product_images')).rows[0];
       const big = await send().attach('image', PNG, { filename: 'p.png', contentType: 'image/png' }).attach('other', Buffer.alloc(6.2 * 1024 * 1024), { filename: 'o.png', contentType: 'image/png' });

@@ -166,6 +166,16 @@ describe.each(storesUnderTest())('createPaymentIntent on $name', ({ open }) => {
   });
 
   describe('400', () => {
+    it('names at most 20 broken fields, however many the body has (1 MB of nested wrong items was a 64 MB answer)', async () => {
+      const res = await post(demoToken, { ...standard(), product: Array.from({ length: 1_199 }, () => ({ title: 1, amount: 'x', quantity: 'y' })) });
+      expect(res.status).toBeGreaterThanOrEqual(400);
+      expect(res.status).toBeLessThan(500);
+      expect(res.body.details).toHaveLength(20);
+      expect(new Set(res.body.details.map((d: { field: string }) => d.field)).size).toBe(20);
+      expect(res.text.length).toBeLessThan(10_000);
+      await expectNothingStored();
+    });
+
     it('answers a standard flow without payment and product with invalid_request', async () => {
       const { payment: _p, product: _q, ...body } = standard();
       expectError(await post(demoToken, body), 400, { code: 'invalid_request', message: 'One or more required fields are missing', details: [{ field: 'payment', message: 'payment is required' }, { field: 'product', message: 'product is required' }] });
