@@ -1,10 +1,10 @@
 // Any thrown value as an ApiError: the validator's refusals (one problem per field), the body
 // parser's and router's http-errors, busboy's complaints, SQL numbers out of range; then the status
 // remapping to what the operation documents.
-import { ApiError, ContractViolation, statusMessage, type Problem, type ProblemLocation } from './errors.ts';
+import { ApiError, ContractViolation, MAX_PROBLEMS, statusMessage, type Problem, type ProblemLocation } from './errors.ts';
 import { MAX_JSON_ARRAY_ITEMS, MAX_JSON_DEPTH } from './body-parsers.ts';
 import { MULTIPART_LIMIT_MESSAGES } from './multipart-limits.ts';
-import { MAX_NOT_TEXT_POINTERS, NOT_TEXT, TEXT_PATTERN } from './text.ts';
+import { NOT_TEXT, TEXT_PATTERN } from './text.ts';
 
 const LOCATIONS: Record<string, ProblemLocation> = { body: 'body', query: 'query', params: 'path', headers: 'header', cookies: 'cookie' };
 
@@ -27,9 +27,8 @@ const MALFORMED_URI = "malformed uri'";
 /**
  * The validator reports every broken rule (allErrors): keep one problem per field, the first, and
  * drop the `if` keyword's "must match then/else schema" echo of a conditional rule (its own
- * `required`/`not` problems say what is wrong); at most MAX_NOT_TEXT_POINTERS of them, as the text
- * guard names: 1 MB of nested arrays of wrong items (420 brands of 1,199 currencies) was answered
- * with 64 MB naming ~500,000 fields (attacker review, 2026-11-24).
+ * `required`/`not` problems say what is wrong); at most MAX_PROBLEMS of them: 1 MB of nested arrays
+ * of wrong items (420 brands of 1,199 currencies) was answered with 64 MB naming ~500,000 fields.
  */
 function oneProblemPerField(problems: Problem[]): Problem[] {
   const seen = new Set<string>();
@@ -39,7 +38,7 @@ function oneProblemPerField(problems: Problem[]): Problem[] {
     if (p.keyword === 'if' || seen.has(key)) continue;
     seen.add(key);
     kept.push(p);
-    if (kept.length === MAX_NOT_TEXT_POINTERS) break;
+    if (kept.length === MAX_PROBLEMS) break;
   }
   return kept;
 }

@@ -15,6 +15,13 @@ export interface Problem {
   message: string;
 }
 
+/**
+ * The most problems an error answer names, the first found: a small body of many broken fields
+ * (under unknown members, or in nested arrays) was answered with up to 200 MB, one detail per field,
+ * and ran the process out of memory (attacker reviews, 2026-11-24).
+ */
+export const MAX_PROBLEMS = 20;
+
 /** An error an area answers on purpose. `code` absent means the area's default code for the status. */
 export class ApiError extends Error {
   constructor(

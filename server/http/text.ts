@@ -2,6 +2,7 @@
 // platform text needs the others) and no unpaired UTF-16 surrogates (not Unicode: jsonb refuses
 // them). The contract says it of every request string it describes (its shared Text schema); the
 // guards (text-guard.ts, the hosted pages) say it of what the contract cannot describe.
+import { MAX_PROBLEMS } from './errors.ts';
 
 /** The pattern of the contract's Text schema (openapi/components/schemas/Text.yaml), as the validator quotes it. */
 export const TEXT_PATTERN = String.raw`^[^\x00-\x08\x0B\x0C\x0E-\x1F\x7F]*$`;
@@ -16,12 +17,12 @@ export const isText = (value: string) => !NOT_STORABLE.test(value);
 const escapePointer = (key: string) => key.replace(/~/g, '~0').replace(/\//g, '~1');
 
 /**
- * The most pointers a refusal names, and the most characters of each (a longer one is cut, ending
- * in `…`). Unknown members are free, so a body of 116 KB (one member name of 100 KB over 1,000
- * strings that are not text) was answered with 1,000 details each naming the whole name, twice:
- * 200 MB built in 7 s, and 500 KB ran the process out of memory (attacker review, 2026-11-24).
+ * The most characters of a pointer a refusal names (a longer one is cut, ending in `…`); at most
+ * MAX_PROBLEMS pointers are named. Unknown members are free, so a body of 116 KB (one member name
+ * of 100 KB over 1,000 strings that are not text) was answered with 1,000 details each naming the
+ * whole name, twice: 200 MB built in 7 s, and 500 KB ran the process out of memory (attacker
+ * review, 2026-11-24).
  */
-export const MAX_NOT_TEXT_POINTERS = 20;
 export const MAX_POINTER_LENGTH = 200;
 
 /** A child's pointer, at most MAX_POINTER_LENGTH characters: once cut, the children of a pointer share it. */
@@ -33,7 +34,7 @@ const childPointer = (pointer: string, key: string) => {
 
 /**
  * JSON pointers, inside `value` (a parsed body, query or form), of the strings that are not text, the
- * first MAX_NOT_TEXT_POINTERS distinct ones found; a member name that is not text points at its
+ * first MAX_PROBLEMS distinct ones found; a member name that is not text points at its
  * object. Walked without recursion (bodies may nest deeply); binary data (an uploaded file) is not
  * text and not looked at.
  */
@@ -41,7 +42,7 @@ export function notTextPointers(value: unknown): string[] {
   if (allText(value)) return []; // nearly every request: no pointer built
   const found = new Set<string>();
   const pending: Array<[unknown, string]> = [[value, '']];
-  for (let next = pending.pop(); next && found.size < MAX_NOT_TEXT_POINTERS; next = pending.pop()) {
+  for (let next = pending.pop(); next && found.size < MAX_PROBLEMS; next = pending.pop()) {
     const [item, pointer] = next;
     if (typeof item === 'string') {
       if (!isText(item)) found.add(pointer);
@@ -52,7 +53,7 @@ export function notTextPointers(value: unknown): string[] {
       }
     }
   }
-  return [...found].slice(0, MAX_NOT_TEXT_POINTERS);
+  return [...found].slice(0, MAX_PROBLEMS);
 }
 
 /** Whether every string and member name inside `value` is text: notTextPointers' walk, without the pointers. */
