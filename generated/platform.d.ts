@@ -237,7 +237,7 @@ export interface paths {
          *     whole operation is the package's: a `multipart/form-data` body with one file part named
          *     `image`; PNG, JPEG or WebP only (the part's `Content-Type` must match the file's magic bytes);
          *     1 byte to 5 MiB (5 242 880 bytes). Answers: 201 with the stored image; 400 `invalid_request`
-         *     (no `image` part, an empty one, more than 8 file parts, 16 text parts or 32 parts, a text part over 64 KiB) or `guid_error` (seller id in the token not a GUID); 401
+         *     (no `image` part, an empty one, more than 8 file parts, 16 text parts or 32 parts, a text part over 64 KiB, a body sent chunked without a `Content-Length`) or `guid_error` (seller id in the token not a GUID); 401
          *     `unauthorized`; 413 `image_too_large` (the image, or the whole body said over the image and its text parts); 415 `unsupported_media_type` (body not multipart, or an
          *     image type other than PNG, JPEG or WebP); 500. All errors use the payment link error body. The
          *     package defines no download path: the stored image is shown by the link's public page.
@@ -1747,7 +1747,8 @@ export interface components {
          *     file (a PNG, JPEG or WebP image of 1 byte to 5 MiB, 5 242 880 bytes). Other parts are ignored,
          *     a second `image` part among them; the form may carry at most 8 file parts, 16 text parts of
          *     64 KiB each and 32 parts in all (more answer 400), and a body whose `Content-Length` is over 6 356 993 bytes (the
-         *     image, its text parts and 64 KiB of part headers) answers 413 unread.
+         *     image, its text parts and 64 KiB of part headers) answers 413 unread. The body must be sent with
+         *     its `Content-Length`: one sent chunked without it answers 400 unread.
          */
         ProductImageUpload: {
             /**
@@ -5083,7 +5084,7 @@ export interface operations {
                     "application/json": components["schemas"]["ProductImage"];
                 };
             };
-            /** @description No `image` part or an empty one (`invalid_request`), or the seller id in the token is not a GUID (`guid_error`). */
+            /** @description No `image` part or an empty one, too many parts, or a body without its `Content-Length` (`invalid_request`), or the seller id in the token is not a GUID (`guid_error`). */
             400: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];

@@ -124,7 +124,7 @@ export async function createApp(deps: AppDeps, extraAreas: AreaRoutes[] = []): P
   app.set('case sensitive routing', ROUTING.caseSensitive);
   app.set('strict routing', ROUTING.strict);
   app.use(httpLogging(logger));
-  app.use(localHostNamesOnly(config)); // on a loopback address, local Host names only (DNS rebinding)
+  app.use(localHostNamesOnly(config)); // one Host header; on a loopback address, a local name in it (DNS rebinding)
   // The HTML reference (`make docs`) is for people, not an API operation: served before the validator.
   app.get('/docs', (_req, res) => {
     if (existsSync(config.docsFile)) return res.sendFile(config.docsFile);

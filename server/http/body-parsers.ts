@@ -72,16 +72,21 @@ const takes = (req: Request, type: string) => req.operation?.bodyTypes.includes(
 /**
  * The JSON and form parsers, each run only for an operation that takes its media type; a multipart
  * body (read later, by the validator's multer) that says it holds more than `multipartBytes` is
- * refused before it is read, as an oversized JSON body is (413).
+ * refused before it is read, as an oversized JSON body is (413). So is one that does not say how
+ * much it holds (`Transfer-Encoding: chunked`, no `Content-Length`), with a 400: multer reads such a
+ * body to its end, and the file parts after the first are read and dropped whatever their size, so
+ * one request kept a CPU busy for the whole request timeout (attacker review, 2026-11-24).
  */
 export function bodyParsers(limit: string, multipartBytes: number): RequestHandler[] {
   const json = express.json({ limit, verify: refuseOversizedJson });
   const form = express.urlencoded({ extended: false, limit });
   return [
-    (req, _res, next) =>
-      takes(req, 'multipart/form-data') && Number(req.get('content-length')) > multipartBytes
-        ? next(Object.assign(refusal('request entity too large', 'entity.too.large'), { status: 413 }))
-        : next(),
+    (req, _res, next) => {
+      if (!takes(req, 'multipart/form-data')) return next();
+      const length = req.get('content-length');
+      if (length === undefined && req.get('transfer-encoding') !== undefined) return next(refusal('length required', 'length.required'));
+      next(Number(length) > multipartBytes ? Object.assign(refusal('request entity too large', 'entity.too.large'), { status: 413 }) : undefined);
+    },
     (req, res, next) => (takes(req, 'application/json') ? json(req, res, next) : next()),
     // A middleware of its own, after the parser: Express's error handling covers it, as any other.
     (req, res, next) => (takes(req, 'application/json') ? refuseInfiniteNumbers(req, res, next) : next()),

@@ -52,6 +52,7 @@ const BODY_PARSER_MESSAGES: Record<string, string> = {
   'parameters.too.many': 'The request body has too many parameters',
   'encoding.unsupported': 'The request body encoding is not supported',
   'charset.unsupported': 'The request body charset is not supported',
+  'length.required': 'A multipart/form-data body must be sent with its Content-Length (a chunked body is not read)',
 };
 
 interface ValidatorHttpError extends Error {

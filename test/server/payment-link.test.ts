@@ -2,6 +2,7 @@
 // the link status evaluated at call time, orders and their state machine, image uploads, guid_error
 // and seller isolation; on every store.
 import { createHash } from 'node:crypto';
+import { request as httpRequest } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { canOrderMove, createOrder, orderTotal, referenceCode, updateOrderStatus } from '../../server/payment-link/orders.ts';
 import { checkDateRange, checkProductImage, checkSellerGuid, detectImageType, foldCase, listQuery } from '../../server/payment-link/service.ts';
@@ -554,6 +555,36 @@ describe.each(STORES)('payment link API (%s)', (kind) => {
       expect(big.status).toBe(413);
       expect(big.body).toMatchObject({ error_code: 'image_too_large', status_code: 413 });
       expect((await server.store.query('SELECT count(*)::int AS n FROM product_images')).rows[0]).toEqual(before);
+    });
+
+    it('refuses a body sent chunked, without a Content-Length (400), answering before its end', async () => {
+      const before = (await server.store.query('SELECT count(*)::int AS n FROM product_images')).rows[0];
+      const boundary = 'chunk3d';
+      const head = `--${boundary}\r\nContent-Disposition: form-data; name="image"; filename="p.png"\r\nContent-Type: image/png\r\n\r\n`;
+      // The form's first chunk only: the body never ends, so an answer proves it was not read to its end.
+      const res = await new Promise<{ status: number; body: unknown }>((resolve, reject) => {
+        const req = httpRequest(`${server.url}${BASE}/payment-links/products/images`, {
+          method: 'POST',
+          headers: { Authorization: `Bearer ${a.token}`, 'Content-Type': `multipart/form-data; boundary=${boundary}`, 'Transfer-Encoding': 'chunked' },
+        });
+        req.on('response', (answer) => {
+          let text = '';
+          answer.on('data', (chunk) => (text += chunk));
+          answer.on('end', () => {
+            req.destroy();
+            resolve({ status: answer.statusCode!, body: JSON.parse(text) });
+          });
+        });
+        req.on('error', reject);
+        req.write(Buffer.concat([Buffer.from(head), PNG]));
+      });
+      const message = 'A multipart/form-data body must be sent with its Content-Length (a chunked body is not read)';
+      expect(res).toEqual({ status: 400, body: { error_code: 'invalid_request', message, status_code: 400, details: [{ message, path: 'body' }] } });
+      expect((await server.store.query('SELECT count(*)::int AS n FROM product_images')).rows[0]).toEqual(before);
+      // The same form with its length is stored.
+      const whole = await server.http.post(`${BASE}/payment-links/products/images`).set('Authorization', `Bearer ${a.token}`).set('Content-Type', `multipart/form-data; boundary=${boundary}`).send(Buffer.concat([Buffer.from(head), PNG, Buffer.from(`\r\n--${boundary}--\r\n`)]));
+      expect(whole.status).toBe(201);
+      expect(whole.body).toMatchObject({ content_type: 'image/png', size_bytes: PNG.length });
     });
 
     it('answers 401 and 400 guid_error, storing nothing', async () => {
