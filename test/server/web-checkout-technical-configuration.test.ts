@@ -117,6 +117,8 @@ describe.each(storesUnderTest())('updateTechnicalConfiguration on $name', ({ ope
 
   describe('two sellers, two configurations', () => {
     it('each seller updates and reads only its own configuration', async () => {
+      // The first seller's own configuration, set here so that the test stands alone (`-t`).
+      expect((await patch('first', { layout_customization: { type_face: 'Montserrat' }, notification: NOTIFICATION })).status).toBe(200);
       const second = await patch('second', { layout_customization: { type_face: 'Roboto' }, success_url: 'https://tienda.example/ok' });
       expect(second.body).toEqual({ layout_customization: { ...DEFAULT_LAYOUT, type_face: 'Roboto' }, success_url: 'https://tienda.example/ok' });
       const first = await patch('first', { success_url: 'https://shop.example/ok2' });
