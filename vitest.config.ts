@@ -13,7 +13,9 @@ const ISOLATED = [
 ];
 
 const shared: { testTimeout: number; hookTimeout: number; pool: 'forks'; setupFiles: string[] } = {
-  testTimeout: 30_000,
+  // A hang guard, not a speed check: scenarios that start several sandboxes or Chromium take ~20 s
+  // on a slow hour of this 2-core machine, and passed 30 s when other work shared it (2026-11-24).
+  testTimeout: 60_000,
   hookTimeout: 60_000,
   // Suites start their own servers (Prism, the reference server) on free loopback ports.
   pool: 'forks',
