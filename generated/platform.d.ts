@@ -24,7 +24,10 @@ export interface paths {
          *     malformed field, a `grant_type` other than `client_credentials`, an unknown scope) answers 400; wrong
          *     credentials answer 401. The body's `status_code` equals the HTTP status here. A request that also
          *     carries an `Authorization: Basic` header uses two client authentication methods at once, which RFC
-         *     6749 (section 2.3) forbids: 400 `invalid_request`, whatever either holds.
+         *     6749 (section 2.3) forbids: 400 `invalid_request`, whatever either holds. A request a browser
+         *     sent from a page of another site (`Sec-Fetch-Site` `cross-site` or `same-site`, or an `Origin`
+         *     other than the server's own) answers 400 `invalid_request` before its credentials are read:
+         *     client credentials belong to a server.
          */
         post: operations["issueAccessToken"];
         delete?: never;
@@ -57,7 +60,9 @@ export interface paths {
          *     error values follow RFC 6749, section 5.2. A body that also carries a `client_secret`, or a
          *     `client_id` other than the header's, uses two client authentication methods at once, which RFC
          *     6749 (section 2.3) forbids: 400 `invalid_request`, whatever either holds (a `client_id` equal to
-         *     the header's is accepted).
+         *     the header's is accepted). A request a browser sent from a page of another site (`Sec-Fetch-Site`
+         *     `cross-site` or `same-site`, or an `Origin` other than the server's own) answers 400
+         *     `invalid_request` before its credentials are read: client credentials belong to a server.
          */
         post: operations["issueAccessTokenWithBasicAuth"];
         delete?: never;

@@ -7,6 +7,7 @@ import { failedAttempts } from './failed-attempts.ts';
 import { SIGNING_KEYS_REFRESH_MS, signingKeyRing } from './keys.ts';
 import { authenticationRepository } from './repository.ts';
 import { authenticationRoutes } from './routes.ts';
+import { ownOrigins } from '../http/other-sites.ts';
 import { authenticationService } from './service.ts';
 
 /**
@@ -19,7 +20,7 @@ export const RETIRED_KEY_PUBLISHED_MS = (ACCESS_TOKEN_LIFETIME_SECONDS + IAT_SKE
 /** Wrong secrets for one client id from every address together, as a multiple of the limit per address. */
 export const CLIENT_CEILING_FACTOR = 10;
 
-export async function createAuthentication(store: Store, config: Pick<Config, 'issuer' | 'tokenFailedAttempts'>, logger?: Logger) {
+export async function createAuthentication(store: Store, config: Pick<Config, 'issuer' | 'tokenFailedAttempts' | 'publicBaseUrl'>, logger?: Logger) {
   const keys = await signingKeyRing(
     store,
     { retiredKeyPublishedMs: RETIRED_KEY_PUBLISHED_MS },
@@ -40,5 +41,5 @@ export async function createAuthentication(store: Store, config: Pick<Config, 'i
     attempts.clear();
     clientAttempts.clear();
   };
-  return { routes: authenticationRoutes(service, keys), verifyAccessToken, tokens, keys, forgetFailedAttempts };
+  return { routes: authenticationRoutes(service, keys, ownOrigins(config.publicBaseUrl)), verifyAccessToken, tokens, keys, forgetFailedAttempts };
 }

@@ -3,6 +3,7 @@
 // page (404); a form field that is not text refuses the form (400) before anything is charged; a
 // payment form a browser sent from another site (cross-site request forgery) is refused (403).
 import type { RequestHandler } from 'express';
+import { fromAnotherSite } from '../http/other-sites.ts';
 import { isText, notTextPointers } from '../http/text.ts';
 import { PageError } from './page-error.ts';
 
@@ -24,24 +25,14 @@ export const refuseUnreadablePageInput: RequestHandler = (req, _res, next) => {
 };
 
 /**
- * A payment form is posted by the page that shows it, so from the sandbox's own origin. A browser
- * says where a request comes from in `Sec-Fetch-Site` (any other site, even another port of the same
- * host, is `same-site` or `cross-site`) and in `Origin` (the pages send `Referrer-Policy:
- * same-origin`, so their own posts carry their origin). A post is refused before its body is read,
- * so no order, charge or notification comes of it, when `Sec-Fetch-Site` names another site, or
- * `Origin` names another origin, or `Origin` is `null` (what a forging page gets with its own
- * `no-referrer`) without `Sec-Fetch-Site: same-origin`: a browser that sends no Fetch Metadata (an
- * address it does not deem secure, plain http to a name other than localhost) is judged on Origin
- * alone. A request without either header (not a browser: curl, a test) is let through.
+ * A payment form is posted by the page that shows it, so from the sandbox's own origin (the pages
+ * send `Referrer-Policy: same-origin`, so their own posts carry their origin). A post a browser sent
+ * from another site (http/other-sites.ts) is refused before its body is read, so no order, charge or
+ * notification comes of it.
  */
-export function refuseCrossSiteForms(ownOrigins: (hostHeader: string | undefined) => string[]): RequestHandler {
+export function refuseCrossSiteForms(origins: (hostHeader: string | undefined) => string[]): RequestHandler {
   return (req, _res, next) => {
-    if (req.method !== 'POST') return next();
-    const site = req.get('sec-fetch-site');
-    const origin = req.get('origin');
-    const foreignSite = site === 'cross-site' || site === 'same-site';
-    const foreignOrigin = origin !== undefined && (origin === 'null' ? site !== 'same-origin' : !ownOrigins(req.get('host')).includes(origin));
-    if (!foreignSite && !foreignOrigin) return next();
+    if (req.method !== 'POST' || !fromAnotherSite(req, origins)) return next();
     next(new PageError(403, 'cross_site', 'This payment form was sent from another site, so nothing was charged. Open the checkout link you were given and pay on its page.'));
   };
 }

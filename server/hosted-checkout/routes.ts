@@ -11,6 +11,7 @@ import { callerIp } from '../http/caller-address.ts';
 import { DOCUMENT_TYPES_BY_COUNTRY } from '../web-checkout/service.ts';
 import { frontendOfForm } from './notification.ts';
 import { refuseCrossSiteForms, refuseUnreadablePageInput } from './page-guard.ts';
+import { ownOrigins } from '../http/other-sites.ts';
 import { checkoutPage, contentSecurityPolicy, layoutOf, messagePage, type CheckoutPageModel } from './pages.ts';
 import { offeredMethods, pageInstallmentOptions } from './payment-methods.ts';
 import type { PaymentMethods } from '../payment-link/payment-methods.ts';
@@ -69,10 +70,7 @@ export function checkoutPages(deps: { store: Store; config: Config; logger: Logg
   const { store, config } = deps;
   const now = deps.now ?? (() => new Date());
   const router = Router(ROUTING);
-  // The page's own origin: PUBLIC_BASE_URL's (the redirect_url host), or the host the browser asked.
-  const publicOrigin = new URL(config.publicBaseUrl).origin;
-  const ownOrigins = (host: string | undefined) => (host ? [publicOrigin, `http://${host}`, `https://${host}`] : [publicOrigin]);
-  router.use(['/checkout', '/pay'], refuseCrossSiteForms(ownOrigins), express.urlencoded({ extended: false, limit: '32kb' }), refuseUnreadablePageInput);
+  router.use(['/checkout', '/pay'], refuseCrossSiteForms(ownOrigins(config.publicBaseUrl)), express.urlencoded({ extended: false, limit: '32kb' }), refuseUnreadablePageInput);
   const plainLayout = layoutOf({ primaryColor: '#0B3B8C', accentColor: '#F5A623', typeFace: 'Platform Micro Text' });
 
   function sendError(res: Response, error: unknown) {

@@ -4,6 +4,7 @@
 import { request as httpRequest } from 'node:http';
 import { afterAll, beforeAll, beforeEach, describe, expect, it, onTestFinished, vi } from 'vitest';
 import { failedAttempts } from '../../server/authentication/failed-attempts.ts';
+import { FROM_ANOTHER_SITE } from '../../server/authentication/routes.ts';
 import { HashingBusy, hashingSlots } from '../../server/authentication/hashing-slots.ts';
 import type { AuthenticationRepository } from '../../server/authentication/repository.ts';
 import type { AccessTokens } from '../../server/authentication/access-tokens.ts';
@@ -176,6 +177,33 @@ describe('failed attempts on the token endpoints', () => {
     } finally {
       await minute.close();
     }
+  });
+
+  it('refuses a token request a browser sent from a page of another site before reading it: no attempt counted, nothing hashed, the owner still served', async () => {
+    const { clientId, clientSecret } = await newClient('other-site-victim');
+    const hashed = scryptCalls.mock.calls.length;
+    const pages = [
+      { 'Sec-Fetch-Site': 'cross-site', Origin: 'https://rebind.attacker.example' },
+      { 'Sec-Fetch-Site': 'same-site', Origin: 'http://localhost:3000' }, // another port of this machine
+      { 'Sec-Fetch-Site': 'cross-site' },
+      { Origin: 'https://rebind.attacker.example' }, // a browser without Fetch Metadata
+      { Origin: 'null' }, // a page with its own no-referrer, or a sandboxed frame
+    ];
+    for (let i = 0; i < LIMIT + 1; i++) {
+      for (const headers of pages) {
+        const first = await sandbox.http.post(FIRST_FORM).type('form').set(headers).send(tokenForm({ client_id: clientId, client_secret: `wrong-${i}` }));
+        expect({ status: first.status, body: first.body }).toEqual({ status: 400, body: { error_code: 'invalid_request', message: FROM_ANOTHER_SITE, status_code: 400 } });
+        const second = await sandbox.http.post(SECOND_FORM).type('form').set(headers).set('Authorization', basic(clientId, `wrong-${i}`)).send({ grant_type: 'client_credentials' });
+        expect({ status: second.status, body: second.body }).toEqual({ status: 400, body: { error: 'invalid_request', error_description: FROM_ANOTHER_SITE } });
+      }
+    }
+    expect(scryptCalls.mock.calls.length).toBe(hashed);
+    // The owner, from the same address, with its secret, in both forms; and a page of the sandbox's own origin.
+    expect((await firstForm(clientId, clientSecret)).status).toBe(200);
+    expect((await secondForm(clientId, clientSecret)).status).toBe(200);
+    const own = await sandbox.http.post(FIRST_FORM).type('form').set({ 'Sec-Fetch-Site': 'same-origin', Origin: sandbox.url }).send(tokenForm({ client_id: clientId, client_secret: clientSecret }));
+    expect(own.status).toBe(200);
+    expect(own.body.token_type).toBe('Bearer');
   });
 
   it('lets a client in again once its window is over', async () => {
