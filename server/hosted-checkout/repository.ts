@@ -103,6 +103,17 @@ export function checkoutRepository(db: Queryable) {
       return rows.map((r) => ({ ...r, amount: Number(r.amount) }));
     },
 
+    /** The payment of a payment link's order, when the order is that link's: what its result page shows. */
+    async paymentOfLinkOrder(linkId: string, orderId: string): Promise<Pick<CheckoutPaymentRow, 'status' | 'returnMessage'> | undefined> {
+      const { rows } = await db.query<Pick<CheckoutPaymentRow, 'status' | 'returnMessage'>>(
+        `SELECT p.status, p.return_message AS "returnMessage"
+           FROM checkout_payments p JOIN payment_link_orders o ON o.order_id = p.order_id
+          WHERE p.order_id = $1 AND o.link_id = $2`,
+        [orderId, linkId],
+      );
+      return rows[0];
+    },
+
     async insertVaultCard(c: VaultCardRow): Promise<void> {
       await db.query(
         `INSERT INTO vault_cards (card_id, seller_id, customer_id, brand, bin, last_four, expiration_month, expiration_year, cardholder_name, created_at)

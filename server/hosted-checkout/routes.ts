@@ -16,7 +16,7 @@ import { checkoutPage, contentSecurityPolicy, layoutOf, messagePage, type Checko
 import { offeredMethods, pageInstallmentOptions } from './payment-methods.ts';
 import type { PaymentMethods } from '../payment-link/payment-methods.ts';
 import { PageError } from './page-error.ts';
-import { payableIntent, payableLink, payPaymentIntent, payPaymentLink, type IntentPage, type LinkPage } from './service.ts';
+import { linkOrderResult, payableIntent, payableLink, payPaymentIntent, payPaymentLink, type IntentPage, type LinkPage } from './service.ts';
 
 const HEADINGS: Record<PageError['kind'], string> = {
   not_found: 'Checkout not found',
@@ -64,6 +64,11 @@ function send(res: Response, status: number, html: string, nonce?: string, redir
     'referrer-policy': 'same-origin',
     'content-security-policy': contentSecurityPolicy(nonce ?? randomBytes(16).toString('base64'), redirects),
   }).send(html);
+}
+
+/** A 303 after a payment form's post; kept by no cache, as the pages are. */
+function seeOther(res: Response, location: string) {
+  res.set('cache-control', 'no-store').redirect(303, location);
 }
 
 export function checkoutPages(deps: { store: Store; config: Config; logger: Logger; now?: () => Date }): Router {
@@ -144,7 +149,7 @@ export function checkoutPages(deps: { store: Store; config: Config; logger: Logg
       const outcome = await payPaymentIntent(store, { paymentIntentId: id, form, frontend: frontendOfForm(form, { link: `${config.publicBaseUrl}/checkout/${id}`, ip: callerIp(req) }), now: now() });
       const authorized = outcome.result.status === 'Authorized';
       const target = authorized ? outcome.redirects.success : outcome.redirects.error;
-      if (target) return res.redirect(303, target);
+      if (target) return seeOther(res, target);
       send(
         res,
         200,
@@ -173,26 +178,35 @@ export function checkoutPages(deps: { store: Store; config: Config; logger: Logg
     try {
       const frontend = frontendOfForm(form, { link: `${config.publicBaseUrl}/pay/${encodeURIComponent(shortId)}`, ip: callerIp(req) });
       const outcome = await payPaymentLink(store, { shortId, form, frontend, now: now() });
-      const authorized = outcome.result.status === 'Authorized';
-      // A link's buyer is not on the merchant's site: the link page shows the result itself.
+      // A link's buyer is not on the merchant's site: the link shows the result on a page of its own,
+      // reached by a 303 (Post/Redirect/Get), so that a reload, or Back then Forward, shows the result
+      // again instead of posting the form, and paying, again (attacker review, 2026-11-24).
+      seeOther(res, `/pay/${encodeURIComponent(shortId)}/orders/${outcome.orderId}`);
+    } catch (error) {
+      if (error instanceof PageError && error.kind === 'form') {
+        return showCheckoutPage(res, 422, async (n) => linkModel(await payableLink(store, shortId, now()), n, echoed(form), error.message));
+      }
+      sendError(res, error);
+    }
+  });
+
+  router.get('/pay/:shortId/orders/:orderId', async (req, res) => {
+    try {
+      const { orderId, result, seller, configuration, link } = await linkOrderResult(store, req.params.shortId, req.params.orderId, now());
+      const authorized = result.status === 'Authorized';
       send(
         res,
         200,
         messagePage({
           title: authorized ? 'Payment authorized' : 'Payment denied',
           heading: authorized ? 'Payment authorized' : 'Payment denied',
-          text: authorized
-            ? `Thank you. Your order ${outcome.orderId} is confirmed.`
-            : `${outcome.result.returnMessage}. Your order ${outcome.orderId} was not paid; you can try again.`,
-          layout: layoutOf(outcome.configuration),
-          tradeName: outcome.seller.tradeName,
-          ...(authorized ? {} : { link: { href: `/pay/${encodeURIComponent(shortId)}`, label: 'Try again' } }),
+          text: authorized ? `Thank you. Your order ${orderId} is confirmed.` : `${result.returnMessage}. Your order ${orderId} was not paid; you can try again.`,
+          layout: layoutOf(configuration),
+          tradeName: seller.tradeName,
+          ...(authorized ? {} : { link: { href: `/pay/${encodeURIComponent(link.shortId)}`, label: 'Try again' } }),
         }),
       );
     } catch (error) {
-      if (error instanceof PageError && error.kind === 'form') {
-        return showCheckoutPage(res, 422, async (n) => linkModel(await payableLink(store, shortId, now()), n, echoed(form), error.message));
-      }
       sendError(res, error);
     }
   });

@@ -172,10 +172,32 @@ export async function payableLink(db: Queryable, shortId: string, now: Date): Pr
     const soldOut = link.maxOrders !== null && link.successfulSales >= link.maxOrders;
     throw new PageError(410, 'expired', soldOut ? 'This payment link is sold out.' : 'This payment link has expired.');
   }
+  return pageOf(db, link);
+}
+
+/** A link with its seller and the seller's page configuration. */
+async function pageOf(db: Queryable, link: PaymentLinkRow): Promise<LinkPage> {
   const web = webCheckoutRepository(db);
   const seller = (await web.findSeller(link.sellerId))!;
   const configuration = (await web.findTechnicalConfigurationWithoutPassword(link.sellerId)) ?? DEFAULT_TECHNICAL_CONFIGURATION;
   return { link, seller, configuration };
+}
+
+export interface LinkOrderResult extends LinkPage {
+  orderId: string;
+  result: Pick<PaymentResult, 'status' | 'returnMessage'>;
+}
+
+/**
+ * What the result page of a link's order shows (the payment form's post answers 303 to it): the
+ * link whatever its status now (its last order may have sold it out), and the payment of the
+ * order, which must be that link's; anything else names no page (404).
+ */
+export async function linkOrderResult(db: Queryable, shortId: string, orderId: string, now: Date): Promise<LinkOrderResult> {
+  const link = await paymentLinkRepository(db).findPaymentLinkByShortId(shortId, now);
+  const result = link && isGuid(orderId) ? await checkoutRepository(db).paymentOfLinkOrder(link.linkId, orderId) : undefined;
+  if (!link || !result) throw new PageError(404, 'not_found', 'There is no such order on this payment link: check the link you were given.');
+  return { ...(await pageOf(db, link)), orderId, result };
 }
 
 export interface LinkPaymentOutcome extends LinkPage {

@@ -182,9 +182,15 @@ describe('hosted checkout in Chromium', () => {
       await page.fill(`#${field}`, value);
     }
     await typeCard(APPROVED);
-    await Promise.all([page.waitForURL(`${server.url}/pay/${link.short_id}`), page.click('#pay-button')]);
+    // The post answers 303 to the order's result page (Post/Redirect/Get).
+    await Promise.all([page.waitForURL(new RegExp(`^${server.url}/pay/${link.short_id}/orders/[0-9a-f-]{36}$`)), page.click('#pay-button')]);
     expect((await page.locator('#heading').innerText()).trim()).toBe('Payment authorized');
     const orderId = /order ([0-9a-f-]{36})/.exec(await page.locator('#message').innerText())![1]!;
+    expect(page.url()).toBe(`${server.url}/pay/${link.short_id}/orders/${orderId}`);
+    // A reload shows the result again and buys nothing again.
+    await page.reload();
+    expect((await page.locator('#heading').innerText()).trim()).toBe('Payment authorized');
+    expect((await server.http.get(`/dpy/payment-link/v1/payment-links/by-short-id/${link.short_id}`)).body.successful_sales).toBe(1);
     const order = await server.http.get(`/dpy/payment-link/v1/payment-links/${link.link_id}/orders/${orderId}`).set('Authorization', `Bearer ${seller.token}`);
     expect(order.status).toBe(200);
     expect(order.body).toMatchObject({ status: 'approved', amount: link.products[0].amount + 1500 });

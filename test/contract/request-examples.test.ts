@@ -90,7 +90,7 @@ describe('every request example of the contract answers its documented status on
     const link = ok(await admin('post', '/sandbox/v1/payment-links').send(linkExample), 'payment link');
     ids.link_id = link.body.link_id;
     ids.short_id = link.body.short_id;
-    const bought = await server.http.post(`/pay/${ids.short_id}`).type('form').send({ ...buyerForm(), ...cardForm() });
+    const bought = await server.http.post(`/pay/${ids.short_id}`).type('form').send({ ...buyerForm(), ...cardForm() }).redirects(1);
     ids.order_id = /order ([0-9a-f-]{36})/.exec(bought.text)?.[1] ?? '';
     for (let i = 0; i < 50 && !ids.delivery_id; i++) {
       const deliveries = await admin('get', `/sandbox/v1/notifications?seller_id=${DEMO_SELLER}`);

@@ -83,7 +83,7 @@ export async function buildWorld(baseUrl: string, doc: OpenApiDocument, operatio
   }, 200);
   const link = await admin('POST', '/sandbox/v1/payment-links', { seller_id: seller.sellerId, label: 'Fuzz link', type: 'custom', products: [product()] });
   const otherLink = await admin('POST', '/sandbox/v1/payment-links', { seller_id: other.sellerId, label: 'Other link', type: 'custom', products: [product()] });
-  const page: string = await call(baseUrl, 'POST', `/pay/${link.short_id}`, { form: { ...buyerForm(), ...cardForm() } }, 200);
+  const page: string = await call(baseUrl, 'POST', `/pay/${link.short_id}`, { form: { ...buyerForm(), ...cardForm() } }, 200); // fetch follows the 303 to the result page
   const orderId = /order ([0-9a-f-]{36})/.exec(page)?.[1];
   if (!orderId) throw new Error('fuzz set-up: the link page named no order');
 

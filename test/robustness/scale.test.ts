@@ -39,7 +39,7 @@ describe.skipIf(!DATABASE_URL)('two instances on one PostgreSQL', () => {
     const link = await createLink(a, seller.sellerId, { max_orders: MAX_ORDERS });
     const buys = await Promise.all(
       Array.from({ length: BUYERS }, (_, i) =>
-        (i % 2 ? a : b).http.post(`/pay/${link.short_id}`).type('form').send({ ...buyerForm(), ...cardForm() }),
+        (i % 2 ? a : b).http.post(`/pay/${link.short_id}`).type('form').send({ ...buyerForm(), ...cardForm() }).redirects(1), // to the result page
       ),
     );
     const authorized = buys.filter((r) => r.status === 200 && r.text.includes('Payment authorized'));

@@ -21,7 +21,7 @@ beforeAll(async () => {
 });
 afterAll(() => server?.close());
 
-const buy = (shortId: string, form: Record<string, string>) => server.http.post(`/pay/${shortId}`).type('form').send(form);
+const buy = (shortId: string, form: Record<string, string>) => server.http.post(`/pay/${shortId}`).type('form').send(form).redirects(1); // to the result page
 const ordersOf = async (linkId: string) => (await server.store.query<{ order_id: string }>('SELECT order_id FROM payment_link_orders WHERE link_id = $1', [linkId])).rows;
 const notifications = async () => (await notificationRepository(server.store).listForSeller(seller.sellerId)).map((d: { payload: unknown }) => d.payload as any);
 const orderIdOf = (html: string) => /order ([0-9a-f-]{36})/.exec(html)?.[1];

@@ -311,7 +311,8 @@ for (const kind of STORES) {
 
     describe('payment link pages', () => {
       const linkPage = (shortId: string) => server.http.get(`/pay/${shortId}`);
-      const buy = (shortId: string, form: Record<string, string>) => server.http.post(`/pay/${shortId}`).type('form').send(form);
+      /** The form's post, and the result page its 303 leads to (a form refused is answered in place). */
+      const buy = (shortId: string, form: Record<string, string>) => server.http.post(`/pay/${shortId}`).type('form').send(form).redirects(1);
       const orderIdOf = (html: string) => /order ([0-9a-f-]{36})/.exec(html)?.[1];
       const order = (link: any, orderId: string) =>
         server.http.get(`/dpy/payment-link/v1/payment-links/${link.link_id}/orders/${orderId}`).set('Authorization', `Bearer ${seller.token}`);
@@ -349,6 +350,39 @@ for (const kind of STORES) {
           payment: { amount: read.body.amount, result: { status: 'Authorized' } },
         });
         expect(payload.payment_intent_id).toBeUndefined();
+      });
+
+      it('answers the paid form with a 303 to the order\'s result page, which a reload shows again without paying again', async () => {
+        const link = await createLink(server, seller.sellerId);
+        const sales = async () => (await server.http.get(`/dpy/payment-link/v1/payment-links/by-short-id/${link.short_id}`)).body.successful_sales;
+        const orders = async () => (await server.store.query<{ n: number }>('SELECT count(*)::int AS n FROM payment_link_orders WHERE link_id = $1', [link.link_id])).rows[0]!.n;
+        const posted = await server.http.post(`/pay/${link.short_id}`).type('form').send({ ...buyerForm(), ...cardForm() });
+        expect(posted.status).toBe(303);
+        expect(posted.headers['cache-control']).toBe('no-store');
+        const location = posted.headers.location as string;
+        const orderId = new RegExp(`^/pay/${link.short_id}/orders/([0-9a-f-]{36})$`).exec(location)?.[1];
+        expect(orderId).toBeDefined();
+        expect((await order(link, orderId!)).body.status).toBe('approved');
+        for (let reload = 0; reload < 3; reload++) {
+          const page = await server.http.get(location);
+          expect(page.status).toBe(200);
+          expect(page.headers['content-type']).toBe('text/html; charset=utf-8');
+          expect(page.headers['cache-control']).toBe('no-store');
+          expect(page.text).toContain(`Thank you. Your order ${orderId} is confirmed.`);
+        }
+        expect({ sales: await sales(), orders: await orders() }).toEqual({ sales: 1, orders: 1 });
+        // A denied payment's page says so and offers the link again.
+        const denied = await buy(link.short_id, { ...buyerForm(), ...cardForm(DENIED) });
+        expect(denied.text).toContain('Payment denied');
+        expect(denied.text).toContain(`href="/pay/${link.short_id}"`);
+        // No page for an order of another link, an unknown order, or an id that is no UUID.
+        const other = await createLink(server, seller.sellerId);
+        for (const path of [`/pay/${other.short_id}/orders/${orderId}`, `/pay/${link.short_id}/orders/${crypto.randomUUID()}`, `/pay/${link.short_id}/orders/not-a-uuid`, `/pay/nolink/orders/${orderId}`]) {
+          const res = await server.http.get(path);
+          expect(res.status).toBe(404);
+          expect(res.text).toContain('There is no such order on this payment link');
+          expect(res.text).not.toContain(orderId);
+        }
       });
 
       it('a denied card denies the order (no sale), and a 3DS failure gives authentication_denied', async () => {

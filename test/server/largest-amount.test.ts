@@ -100,7 +100,7 @@ describe.each(STORES)('the largest allowed amount on %s', (kind) => {
         shipping_amount: SHIPPING,
         products: [product({ amount: unit, quantity: 2 }), product({ title: 'Taxa', amount: 1 })],
       });
-      const bought = await server.http.post(`/pay/${link.short_id}`).type('form').send({ ...buyerForm(), ...cardForm() });
+      const bought = await server.http.post(`/pay/${link.short_id}`).type('form').send({ ...buyerForm(), ...cardForm() }).redirects(1);
       expect(bought.status).toBe(200);
       expect(bought.text).toContain('Payment authorized');
       const orderId = /order ([0-9a-f-]{36})/.exec(bought.text)![1]!;
