@@ -2038,7 +2038,10 @@ export interface components {
                 city?: string;
                 /** @description State or province. */
                 state?: string;
-                /** @description Country, ISO 3166-1 alpha-2 (`BR`) or alpha-3 (`BRA`), upper case. */
+                /**
+                 * @description Country, ISO 3166-1 alpha-2 (`BR`) or alpha-3 (`BRA`), upper case.
+                 * @example BR
+                 */
                 country_code?: string;
                 /** @description Postal code. */
                 postal_code?: string;
@@ -2189,6 +2192,7 @@ export interface components {
          *
          *     **Package decision (the seed does not show the format):** CSS hex `#RRGGBB` (six hex digits, any
          *     case); the platform returns it as stored.
+         * @example #0B3B8C
          */
         CheckoutColor: string;
         /**
@@ -2597,11 +2601,20 @@ export interface components {
             brand?: components["schemas"]["SubscriptionCardBrand"];
             /** @description Token of the card number issued by the platform's card vault. */
             number_token: string;
-            /** @description First 6 digits of the card. */
+            /**
+             * @description First 6 digits of the card.
+             * @example 411111
+             */
             bin: string;
-            /** @description Expiry month, two digits (`01` to `12`); optional for AR. */
+            /**
+             * @description Expiry month, two digits (`01` to `12`); optional for AR.
+             * @example 12
+             */
             expiration_month?: string;
-            /** @description Expiry year, two digits (`29` for 2029); optional for AR. */
+            /**
+             * @description Expiry year, two digits (`29` for 2029); optional for AR.
+             * @example 30
+             */
             expiration_year?: string;
             /**
              * @description Name printed on the card.
@@ -2611,9 +2624,15 @@ export interface components {
             cardholder_name?: string;
             /** @description Identifier of the card stored in the platform's vault, when the card was stored before. */
             card_id?: string;
-            /** @description Card security code, 3 or 4 digits; optional for AR. Never stored, never returned. */
+            /**
+             * @description Card security code, 3 or 4 digits; optional for AR. Never stored, never returned.
+             * @example 123
+             */
             security_code?: string;
-            /** @description Last 4 digits of the card. */
+            /**
+             * @description Last 4 digits of the card.
+             * @example 1111
+             */
             last_four_digits?: string;
         };
         /** @description Digital wallet the card comes from. */
@@ -2791,11 +2810,20 @@ export interface components {
          */
         SubscriptionCard: {
             brand: components["schemas"]["SubscriptionCardBrand"];
-            /** @description First 6 digits of the card. */
+            /**
+             * @description First 6 digits of the card.
+             * @example 411111
+             */
             bin: string;
-            /** @description Expiry month, two digits. */
+            /**
+             * @description Expiry month, two digits.
+             * @example 12
+             */
             expiration_month?: string;
-            /** @description Expiry year, two digits. */
+            /**
+             * @description Expiry year, two digits.
+             * @example 30
+             */
             expiration_year?: string;
             /** @description Name printed on the card. */
             cardholder_name?: string;
@@ -3358,7 +3386,10 @@ export interface components {
             payment_id?: string;
             /** @description Seller identifier (UUID). */
             seller_id?: string;
-            /** @description Amount in minor units, written as a decimal string. */
+            /**
+             * @description Amount in minor units, written as a decimal string.
+             * @example 15990
+             */
             amount?: string;
             /** @description ISO 4217 currency of the amount. */
             currency?: string;
