@@ -11,6 +11,7 @@ import { bodyParsers } from './http/body-parsers.ts';
 import { multipartBodyBytes } from './http/multipart-limits.ts';
 import { refuseLooseIntegers } from './http/integer-spelling.ts';
 import { localHostNamesOnly } from './http/local-host-names.ts';
+import { oneLineOfEach } from './http/single-field-lines.ts';
 import { ROUTING, type RoutedOperation } from './http/operations.ts';
 import { requireAccessToken } from './authentication/bearer.ts';
 import { countingRefusals, rateLimitPages, rateLimitPerClient } from './http/rate-limit.ts';
@@ -124,7 +125,8 @@ export async function createApp(deps: AppDeps, extraAreas: AreaRoutes[] = []): P
   app.set('case sensitive routing', ROUTING.caseSensitive);
   app.set('strict routing', ROUTING.strict);
   app.use(httpLogging(logger));
-  app.use(localHostNamesOnly(config)); // one Host header; on a loopback address, a local name in it (DNS rebinding)
+  app.use(oneLineOfEach); // one Host and one Authorization line (http/single-field-lines.ts)
+  app.use(localHostNamesOnly(config)); // on a loopback address, local Host names only (DNS rebinding)
   // The HTML reference (`make docs`) is for people, not an API operation: served before the validator.
   app.get('/docs', (_req, res) => {
     if (existsSync(config.docsFile)) return res.sendFile(config.docsFile);
