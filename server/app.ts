@@ -137,9 +137,9 @@ export async function createApp(deps: AppDeps, extraAreas: AreaRoutes[] = []): P
   app.use(['/checkout', '/pay'], rateLimitPages(config.rateLimit));
   app.use(checkoutPages(deps));
   // The API's answers are per caller and some carry secrets (a new seller's client_secret): no
-  // cache keeps any of them, errors included.
+  // cache keeps any of them, errors included; and no browser reads one as anything but its type.
   app.use((_req, res, next) => {
-    res.set('Cache-Control', 'no-store');
+    res.set({ 'Cache-Control': 'no-store', 'X-Content-Type-Options': 'nosniff' });
     next();
   });
   const limitPerClient = rateLimitPerClient(config.rateLimit);

@@ -82,17 +82,20 @@ describe.each(STORES)('sandbox sellers and payment links (%s)', (kind) => {
   afterAll(() => server?.close());
 
   describe('POST /sandbox/v1/sellers', () => {
-    it('answers Cache-Control: no-store, as every API answer (its client_secret, an error)', async () => {
+    it('answers Cache-Control: no-store and X-Content-Type-Options: nosniff, as every API answer (its client_secret, an error)', async () => {
       const created = await server.http.post('/sandbox/v1/sellers').set('Authorization', ADMIN).send({ trade_name: 'Sem Cache', email: 'c@example.com', country: 'BR', currencies: ['BRL'] });
       expect(created.status).toBe(201);
       expect(created.body.credentials.client_secret).toEqual(expect.any(String));
       expect(created.headers['cache-control']).toBe('no-store');
+      expect(created.headers['x-content-type-options']).toBe('nosniff');
       const refused = await server.http.post('/sandbox/v1/sellers').set('Authorization', 'Bearer wrong').send({});
       expect(refused.status).toBe(401);
       expect(refused.headers['cache-control']).toBe('no-store');
+      expect(refused.headers['x-content-type-options']).toBe('nosniff');
       const config = await server.http.get('/dpy/payment-link/v1/payment-links/business-configurations').set('Authorization', `Bearer ${await tokenOf(server, { clientId: created.body.credentials.client_id, clientSecret: created.body.credentials.client_secret })}`);
       expect(config.status).toBe(200);
       expect(config.headers['cache-control']).toBe('no-store');
+      expect(config.headers['x-content-type-options']).toBe('nosniff');
     });
 
     it('creates a seller with the defaults, credentials that issue a token, and its business configuration', async () => {
