@@ -884,9 +884,7 @@ export interface paths {
          *     public key stays in the key set (`GET /sandbox/v1/jwks`) until `previous_key_published_until`,
          *     when every token it signed has expired (a token's lifetime of 3599 s, plus the 30 s other
          *     server instances may take to see the rotation, plus 60 s of clock skew). Tokens signed with the
-         *     previous key keep working until they expire; one it signed after its retirement (an `iat` more
-         *     than those 30 s and 60 s later) is refused with the usual 401, so a rotation shuts out a
-         *     leaked key at once. No body. Resource servers that cache the key set
+         *     previous key keep working until they expire. No body. Resource servers that cache the key set
          *     should read it again when a token carries a `kid` they do not know.
          */
         post: operations["rotateSandboxSigningKey"];
@@ -4041,7 +4039,7 @@ export interface components {
         SandboxSigningKeyRotation: {
             /** @description Id of the new active key, in the header of every token issued from now on. */
             kid: string;
-            /** @description Id of the retired key (absent when there was none); tokens it signed before its retirement stay valid until they expire. */
+            /** @description Id of the retired key (absent when there was none); tokens it signed stay valid until they expire. */
             previous_kid?: string;
             /**
              * Format: date-time

@@ -2,20 +2,13 @@
 import { randomUUID } from 'node:crypto';
 import { errors, jwtVerify, SignJWT, type JWTVerifyGetKey } from 'jose';
 import { LRUCache } from 'lru-cache';
-import { SIGNING_ALGORITHM, SIGNING_KEYS_REFRESH_MS, type SigningKeyRing, type SigningKeys } from './keys.ts';
+import { SIGNING_ALGORITHM, type SigningKeyRing, type SigningKeys } from './keys.ts';
 import { GATEWAY_SCOPE, grantsGateway } from './scope.ts';
 
 /** Seed: "usually 3599 seconds, about one hour". */
 export const ACCESS_TOKEN_LIFETIME_SECONDS = 3599;
 /** Clocks of issuers and of this server may differ this much: an `iat` further in the future is refused. */
 export const IAT_SKEW_SECONDS = 60;
-/**
- * How long after its key was retired a token may say it was issued: another instance on the same
- * database signs with the key it read until it reads the keys again (SIGNING_KEYS_REFRESH_MS), and
- * the clocks may differ by the skew. A later `iat` under a retired key is a token forged with a
- * leaked key after the rotation meant to shut it out (attacker review, 2026-11-24).
- */
-export const RETIRED_KEY_SIGNING_GRACE_SECONDS = SIGNING_KEYS_REFRESH_MS / 1000 + IAT_SKEW_SECONDS;
 
 /** What a verified token says; the seller id is raw (payment link answers a non-GUID with guid_error). */
 export interface AccessTokenClaims {
@@ -119,11 +112,10 @@ export function accessTokens(keys: SigningKeys | SigningKeyRing, issuer: string)
     if (known && Date.now() < known.expiresAtMs) return known.claims;
     if (known) verified.delete(key);
     let payload;
-    let kid;
     try {
       // Only ES256 is accepted: `alg: none`, HMAC with the public key and other algorithms are refused;
       // and only the `typ` this server writes.
-      ({ payload, protectedHeader: { kid } } = await jwtVerify(token, keyOfToken, { algorithms: [SIGNING_ALGORITHM], issuer, requiredClaims: CLAIMS, typ: 'JWT' }));
+      ({ payload } = await jwtVerify(token, keyOfToken, { algorithms: [SIGNING_ALGORITHM], issuer, requiredClaims: CLAIMS, typ: 'JWT' }));
     } catch (error) {
       if (error instanceof errors.JWTExpired) throw new AccessTokenRejected('expired', 'The access token has expired');
       if (error instanceof errors.JWSInvalid || error instanceof errors.JWTInvalid) {
@@ -133,11 +125,6 @@ export function accessTokens(keys: SigningKeys | SigningKeyRing, issuer: string)
     }
     // Issued in the future (beyond clock skew): not a token this server issued as it says.
     if (typeof payload.iat !== 'number' || payload.iat > Date.now() / 1000 + IAT_SKEW_SECONDS) {
-      throw new AccessTokenRejected('invalid', 'The access token is not valid');
-    }
-    // Signed with a retired key after it was retired (beyond the grace): a key rotated after a leak stops signing at once.
-    const retiredAtMs = (await ring.forKid(kid)).retiredAt.get(kid!);
-    if (retiredAtMs !== undefined && payload.iat > retiredAtMs / 1000 + RETIRED_KEY_SIGNING_GRACE_SECONDS) {
       throw new AccessTokenRejected('invalid', 'The access token is not valid');
     }
     // Living longer than this server's tokens do: not a token it issued. One second more is let

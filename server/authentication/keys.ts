@@ -1,8 +1,7 @@
 // The ES256 key pairs that sign access tokens: generated on first start, kept in the store (the
 // private half sealed at rest) so that tokens survive a restart and every instance on one PostgreSQL
 // signs with the same key. A sandbox operation rotates the key: new tokens are signed with a new
-// one, and the retired key stays published (and verifying the tokens it signed before its
-// retirement) while they may be alive.
+// one, and the retired key stays published (and verifying) while tokens it signed may be alive.
 import {
   calculateJwkThumbprint,
   createLocalJWKSet,
@@ -27,8 +26,6 @@ export interface SigningKeys {
   jwks: { keys: PublicJwk[] };
   /** Key lookup by `kid` for verification. */
   keySet: ReturnType<typeof createLocalJWKSet>;
-  /** When each retired key still published was retired (epoch milliseconds), by `kid`. */
-  retiredAt: ReadonlyMap<string, number>;
 }
 
 export interface SigningKeyOptions {
@@ -75,7 +72,6 @@ export async function loadSigningKeys(
     privateKey: (await importJWK(active.privateJwk, SIGNING_ALGORITHM)) as CryptoKey,
     jwks,
     keySet: createLocalJWKSet(jwks),
-    retiredAt: new Map(stored.flatMap((key) => (key.retiredAt ? [[key.kid, key.retiredAt.getTime()] as const] : []))),
   };
 }
 

@@ -27,16 +27,6 @@ const newToken = async () => (await server.http.post('/authentication/oauth2/-co
 const kidOf = (token: string) => decodeProtectedHeader(token).kid;
 const jwks = async () => (await server.http.get('/sandbox/v1/jwks')).body as { keys: Array<{ kid: string; d?: string }> };
 const call = (token: string) => server.http.get(PROTECTED).set('Authorization', `Bearer ${token}`);
-/** A demo seller's token as this server writes them, signed with `key` and issued at `iat`. */
-const signedWith = (key: { kid: string; privateKey: CryptoKey }, iat: number) =>
-  new SignJWT({ 'x-seller-id': DEMO_SELLER_ID, country: 'BR', tenant: 'sandbox', scope: GATEWAY_SCOPE })
-    .setProtectedHeader({ alg: 'ES256', kid: key.kid, typ: 'JWT' })
-    .setSubject('demo-seller-client')
-    .setIssuer(ISSUER)
-    .setIssuedAt(iat)
-    .setExpirationTime(iat + 3599)
-    .setJti(crypto.randomUUID())
-    .sign(key.privateKey);
 
 describe('rotating the signing key', () => {
   it('is refused without the sandbox admin token, changing nothing', async () => {
@@ -110,39 +100,6 @@ describe('rotating the signing key', () => {
   });
 });
 
-describe('a leaked key, rotated out', () => {
-  it('verifies no token it signed after its retirement (beyond 90 s of grace), and still those it signed before', async () => {
-    const leaked = await loadSigningKeys(authenticationRepository(server.store)); // the active key, private half included
-    const rotated = await server.http.post(ROTATE).set('Authorization', ADMIN);
-    expect(rotated.body.previous_kid).toBe(leaked.kid);
-    const { rows } = await server.store.query<{ at: Date }>('SELECT retired_at AS at FROM signing_keys WHERE kid = $1', [leaked.kid]);
-    const retiredAt = Math.floor(rows[0]!.at.getTime() / 1000);
-    const forge = (iat: number) => signedWith(leaked, iat);
-    // Ten minutes after the rotation (the server's clock, Date, moved on): the leaked key is still published.
-    vi.useFakeTimers({ toFake: ['Date'] });
-    try {
-      vi.setSystemTime((retiredAt + 600) * 1000);
-      expect((await jwks()).keys.map((k) => k.kid)).toContain(leaked.kid);
-      for (const iat of [retiredAt + 600, retiredAt + 95]) {
-        const res = await call(await forge(iat));
-        expect(res.status).toBe(401);
-        expect(res.body).toEqual({ error_code: 'unauthorized', message: 'The access token is not valid', status_code: 401 });
-      }
-      // Signed before the retirement, or by another instance within the 30 s it takes to see it (and 60 s of skew).
-      for (const iat of [retiredAt - 120, retiredAt + 85]) {
-        const res = await call(await forge(iat));
-        expect(res.status).toBe(200);
-        expect(res.body).toMatchObject({ seller_id: DEMO_SELLER_ID });
-      }
-      const fresh = await newToken();
-      expect(kidOf(fresh)).toBe(rotated.body.kid);
-      expect((await call(fresh)).status).toBe(200);
-    } finally {
-      vi.useRealTimers();
-    }
-  });
-});
-
 describe.each(STORE_KINDS)('two instances on one $name database', (kind) => {
   it('rotate at once: each rotation happens whole, one key stays active, and each verifies the other\'s tokens', async () => {
     const { store, again, drop } = await kind.fresh();
@@ -172,7 +129,15 @@ describe('a token issued in the future', () => {
   it('is refused with the usual 401 beyond 60 s of skew, and accepted within', async () => {
     const keys = await loadSigningKeys(authenticationRepository(server.store));
     const now = Math.floor(Date.now() / 1000);
-    const sign = (iat: number) => signedWith(keys, iat);
+    const sign = (iat: number) =>
+      new SignJWT({ 'x-seller-id': DEMO_SELLER_ID, country: 'BR', tenant: 'sandbox', scope: GATEWAY_SCOPE })
+        .setProtectedHeader({ alg: 'ES256', kid: keys.kid, typ: 'JWT' })
+        .setSubject('demo-seller-client')
+        .setIssuer(ISSUER)
+        .setIssuedAt(iat)
+        .setExpirationTime(iat + 3599)
+        .setJti(crypto.randomUUID())
+        .sign(keys.privateKey);
     const future = await call(await sign(now + 600));
     expect(future.status).toBe(401);
     expect(future.body).toEqual({ error_code: 'unauthorized', message: 'The access token is not valid', status_code: 401 });
