@@ -125,6 +125,11 @@ export async function createApp(deps: AppDeps, extraAreas: AreaRoutes[] = []): P
   app.set('case sensitive routing', ROUTING.caseSensitive);
   app.set('strict routing', ROUTING.strict);
   app.use(httpLogging(logger));
+  // No browser reads any answer as anything but its type: the API's, the pages', the plain-text refusals.
+  app.use((_req, res, next) => {
+    res.set('X-Content-Type-Options', 'nosniff');
+    next();
+  });
   app.use(oneLineOfEach); // one Host and one Authorization line (http/single-field-lines.ts)
   app.use(localHostNamesOnly(config)); // on a loopback address, local Host names only (DNS rebinding)
   // The HTML reference (`make docs`) is for people, not an API operation: served before the validator.
@@ -137,9 +142,9 @@ export async function createApp(deps: AppDeps, extraAreas: AreaRoutes[] = []): P
   app.use(['/checkout', '/pay'], rateLimitPages(config.rateLimit));
   app.use(checkoutPages(deps));
   // The API's answers are per caller and some carry secrets (a new seller's client_secret): no
-  // cache keeps any of them, errors included; and no browser reads one as anything but its type.
+  // cache keeps any of them, errors included.
   app.use((_req, res, next) => {
-    res.set({ 'Cache-Control': 'no-store', 'X-Content-Type-Options': 'nosniff' });
+    res.set('Cache-Control', 'no-store');
     next();
   });
   const limitPerClient = rateLimitPerClient(config.rateLimit);

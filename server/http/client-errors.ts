@@ -21,6 +21,7 @@ function answer(status: number, text: string): string {
   return (
     `HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\n` +
     'Content-Type: text/plain; charset=utf-8\r\n' +
+    'X-Content-Type-Options: nosniff\r\n' +
     `Content-Length: ${Buffer.byteLength(body)}\r\n` +
     'Cache-Control: no-store\r\n' +
     'Connection: close\r\n\r\n' +

@@ -561,25 +561,34 @@ describe.each(STORES)('payment link API (%s)', (kind) => {
       const before = (await server.store.query('SELECT count(*)::int AS n FROM product_images')).rows[0];
       const boundary = 'chunk3d';
       const head = `--${boundary}\r\nContent-Disposition: form-data; name="image"; filename="p.png"\r\nContent-Type: image/png\r\n\r\n`;
-      // The form's first chunk only: the body never ends, so an answer proves it was not read to its end.
-      const res = await new Promise<{ status: number; body: unknown }>((resolve, reject) => {
-        const req = httpRequest(`${server.url}${BASE}/payment-links/products/images`, {
-          method: 'POST',
-          headers: { Authorization: `Bearer ${a.token}`, 'Content-Type': `multipart/form-data; boundary=${boundary}`, 'Transfer-Encoding': 'chunked' },
-        });
-        req.on('response', (answer) => {
-          let text = '';
-          answer.on('data', (chunk) => (text += chunk));
-          answer.on('end', () => {
-            req.destroy();
-            resolve({ status: answer.statusCode!, body: JSON.parse(text) });
+      // The form's first chunk only: the body never ends, so an answer proves it was not read to its
+      // end; and the sandbox closes the connection after it rather than read the rest and drop it.
+      const unended = (headers: Record<string, string>) =>
+        new Promise<{ status: number; body: unknown; connection?: string; closedBySandbox: boolean }>((resolve, reject) => {
+          const req = httpRequest(`${server.url}${BASE}/payment-links/products/images`, { method: 'POST', headers: { Authorization: `Bearer ${a.token}`, 'Content-Type': `multipart/form-data; boundary=${boundary}`, ...headers } });
+          let timedOut = false;
+          const bound = setTimeout(() => ((timedOut = true), req.destroy()), 5_000); // well under the request timeout
+          req.on('response', (answer) => {
+            let text = '';
+            answer.on('data', (chunk) => (text += chunk));
+            answer.on('end', () => {
+              const socket = req.socket!;
+              const closed = socket.destroyed ? Promise.resolve() : new Promise((done) => socket.once('close', done));
+              void closed.then(() => {
+                clearTimeout(bound);
+                resolve({ status: answer.statusCode!, body: JSON.parse(text), connection: answer.headers.connection, closedBySandbox: !timedOut });
+              });
+            });
           });
+          req.on('error', (error) => (req.destroyed ? undefined : reject(error)));
+          req.write(Buffer.concat([Buffer.from(head), PNG]));
         });
-        req.on('error', reject);
-        req.write(Buffer.concat([Buffer.from(head), PNG]));
-      });
+      const res = await unended({ 'Transfer-Encoding': 'chunked' });
       const message = 'A multipart/form-data body must be sent with its Content-Length (a chunked body is not read)';
-      expect(res).toEqual({ status: 400, body: { error_code: 'invalid_request', message, status_code: 400, details: [{ message, path: 'body' }] } });
+      expect(res).toEqual({ status: 400, body: { error_code: 'invalid_request', message, status_code: 400, details: [{ message, path: 'body' }] }, connection: 'close', closedBySandbox: true });
+      // A body that says it is larger than an upload may be: 413, the connection closed the same way.
+      const large = await unended({ 'Content-Length': String(7 * 1024 * 1024) });
+      expect(large).toMatchObject({ status: 413, body: { error_code: 'image_too_large', status_code: 413 }, connection: 'close', closedBySandbox: true });
       expect((await server.store.query('SELECT count(*)::int AS n FROM product_images')).rows[0]).toEqual(before);
       // The same form with its length is stored.
       const whole = await server.http.post(`${BASE}/payment-links/products/images`).set('Authorization', `Bearer ${a.token}`).set('Content-Type', `multipart/form-data; boundary=${boundary}`).send(Buffer.concat([Buffer.from(head), PNG, Buffer.from(`\r\n--${boundary}--\r\n`)]));

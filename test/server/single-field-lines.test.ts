@@ -5,6 +5,7 @@ import { connect } from 'node:net';
 import express from 'express';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { moreThanOne, oneLineOfEach } from '../../server/http/single-field-lines.ts';
+import { startSandbox, type Sandbox } from '../../server/index.ts';
 import { DEMO_SELLER_ID } from '../../server/sandbox/demo-seller.ts';
 import { ADMIN, startTestServer, tokenForm, type TestServer } from './support/server.ts';
 
@@ -48,6 +49,7 @@ describe('a sandbox', () => {
     const answer = await rawRequest(sandbox.url, `POST /sandbox/v1/sellers HTTP/1.1\r\n${headers}Content-Type: application/json\r\n`, JSON.stringify(SELLER));
     expect(answer).toMatch(/^HTTP\/1\.1 400 /);
     expect(answer).toMatch(/\r\nContent-Type: text\/plain/i);
+    expect(answer).toMatch(/\r\nX-Content-Type-Options: nosniff\r\n/i);
     expect(bodyOf(answer)).toBe(moreThanOne(name));
     expect(await sellers()).toBe(before);
   });
@@ -67,6 +69,27 @@ describe('a sandbox', () => {
       expect(answer).toMatch(/^HTTP\/1\.[01] 200 /);
       expect(JSON.parse(bodyOf(answer)).keys).toHaveLength(1);
     }
+  });
+});
+
+describe('a sandbox started as users start it', () => {
+  let sandbox: Sandbox;
+  beforeAll(async () => {
+    sandbox = await startSandbox({ storage: 'memory', env: { LOG_LEVEL: 'silent' } });
+  });
+  afterAll(() => sandbox?.close());
+
+  it('sees a second line after 2,000 others (Node keeps only the first 2,000 by default)', async () => {
+    const filler = 'a: 1\r\n'.repeat(1998);
+    for (const [name, lines] of [
+      ['Authorization', `Host: localhost\r\nAuthorization: ${ADMIN}\r\n${filler}Authorization: Bearer someone-else\r\n`],
+      ['Host', `Host: localhost\r\n${filler}Host: rebind.attacker.example\r\n`],
+    ] as const) {
+      const answer = await rawRequest(sandbox.url, `GET /sandbox/v1/jwks HTTP/1.1\r\n${lines}`);
+      expect(answer).toMatch(/^HTTP\/1\.1 400 /);
+      expect(bodyOf(answer)).toBe(moreThanOne(name));
+    }
+    expect(await rawRequest(sandbox.url, `GET /sandbox/v1/jwks HTTP/1.1\r\nHost: localhost\r\n${filler}`)).toMatch(/^HTTP\/1\.1 200 /);
   });
 });
 
