@@ -884,7 +884,9 @@ export interface paths {
          *     public key stays in the key set (`GET /sandbox/v1/jwks`) until `previous_key_published_until`,
          *     when every token it signed has expired (a token's lifetime of 3599 s, plus the 30 s other
          *     server instances may take to see the rotation, plus 60 s of clock skew). Tokens signed with the
-         *     previous key keep working until they expire. No body. Resource servers that cache the key set
+         *     previous key keep working until they expire, unless the rotation revokes it (`revoke=true`, for
+         *     a key that may have leaked: a token's `iat` is written by whoever signs it, so only removing
+         *     the key stops tokens forged with it). No body. Resource servers that cache the key set
          *     should read it again when a token carries a `kid` they do not know.
          */
         post: operations["rotateSandboxSigningKey"];
@@ -4039,11 +4041,15 @@ export interface components {
         SandboxSigningKeyRotation: {
             /** @description Id of the new active key, in the header of every token issued from now on. */
             kid: string;
-            /** @description Id of the retired key (absent when there was none); tokens it signed stay valid until they expire. */
+            /**
+             * @description Id of the retired key (absent when there was none); tokens it signed stay valid until they
+             *     expire, unless the rotation revoked it (`revoke=true`).
+             */
             previous_kid?: string;
             /**
              * Format: date-time
-             * @description Until when the key set still publishes the retired key.
+             * @description Until when the key set still publishes the retired key; with `revoke=true`, the rotation's own
+             *     instant (the key is no longer published).
              */
             previous_key_published_until: string;
         };
@@ -6211,7 +6217,16 @@ export interface operations {
     };
     rotateSandboxSigningKey: {
         parameters: {
-            query?: never;
+            query?: {
+                /**
+                 * @description `true` when the previous key may have leaked: it is deleted at once instead of staying
+                 *     published, and every token it signed is refused from then on (by other server instances on the
+                 *     same database within 30 s, when they read the keys again), those issued before the rotation
+                 *     included. Default `false`: the previous key keeps verifying the tokens it signed until they expire.
+                 * @example true
+                 */
+                revoke?: boolean;
+            };
             header?: never;
             path?: never;
             cookie?: never;

@@ -43,8 +43,9 @@ const CLAIMS = ['sub', 'x-seller-id', 'country', 'tenant', 'scope', 'iat', 'exp'
  * its hour, and an ES256 signature check costs ~0.1 ms of CPU each time (`make bench`). Only tokens
  * that passed every check below are kept, keyed by the token's one spelling (canonicalToken); an entry dies with the
  * token's `exp` (so an expired token is never served from here) and the oldest go first past
- * MAX_VERIFIED_TOKENS. Sound because nothing can revoke a token before it expires (no revocation
- * operation; a key rotation leaves the retired key verifying until its tokens have expired).
+ * MAX_VERIFIED_TOKENS. Each entry keeps the `kid` it was verified with and is served only while
+ * that key is still published: a rotation that revokes its key (a leak) refuses the tokens it signed
+ * at once here, and in other instances when they read the keys again (within 30 s).
  */
 const MAX_VERIFIED_TOKENS = 10_000;
 
@@ -100,7 +101,9 @@ export function accessTokens(keys: SigningKeys | SigningKeyRing, issuer: string)
     return { accessToken, expiresIn: ACCESS_TOKEN_LIFETIME_SECONDS, scope: GATEWAY_SCOPE };
   }
 
-  const verified = new LRUCache<string, { claims: AccessTokenClaims; expiresAtMs: number }>({ max: MAX_VERIFIED_TOKENS });
+  const verified = new LRUCache<string, { claims: AccessTokenClaims; expiresAtMs: number; kid: string | undefined }>({ max: MAX_VERIFIED_TOKENS });
+  /** Whether the key of `kid` is still published (a revoked key is not). */
+  const published = async (kid: string | undefined) => (await ring.forKid(kid)).jwks.keys.some((k) => k.kid === kid);
 
   const verify: VerifyAccessToken = async (token) => {
     if (!token) throw new AccessTokenRejected('missing', 'Missing bearer token');
@@ -109,13 +112,14 @@ export function accessTokens(keys: SigningKeys | SigningKeyRing, issuer: string)
     const known = verified.get(key);
     // The wall clock, as jose reads it (the cache's own ttl runs on a monotonic clock): past `exp`, the
     // entry goes and the token takes the full path, which refuses it as expired.
-    if (known && Date.now() < known.expiresAtMs) return known.claims;
+    if (known && Date.now() < known.expiresAtMs && (await published(known.kid))) return known.claims;
     if (known) verified.delete(key);
     let payload;
+    let kid;
     try {
       // Only ES256 is accepted: `alg: none`, HMAC with the public key and other algorithms are refused;
       // and only the `typ` this server writes.
-      ({ payload } = await jwtVerify(token, keyOfToken, { algorithms: [SIGNING_ALGORITHM], issuer, requiredClaims: CLAIMS, typ: 'JWT' }));
+      ({ payload, protectedHeader: { kid } } = await jwtVerify(token, keyOfToken, { algorithms: [SIGNING_ALGORITHM], issuer, requiredClaims: CLAIMS, typ: 'JWT' }));
     } catch (error) {
       if (error instanceof errors.JWTExpired) throw new AccessTokenRejected('expired', 'The access token has expired');
       if (error instanceof errors.JWSInvalid || error instanceof errors.JWTInvalid) {
@@ -143,7 +147,7 @@ export function accessTokens(keys: SigningKeys | SigningKeyRing, issuer: string)
     const claims = { sellerId, country, tenant, clientId, scope: payload.scope as string };
     // jose refuses a token once `exp <= now` (whole seconds): the entry lives until that instant.
     const expiresAtMs = (payload.exp as number) * 1000;
-    if (expiresAtMs > Date.now()) verified.set(key, { claims, expiresAtMs }, { ttl: expiresAtMs - Date.now() });
+    if (expiresAtMs > Date.now()) verified.set(key, { claims, expiresAtMs, kid }, { ttl: expiresAtMs - Date.now() });
     return claims;
   };
 

@@ -140,21 +140,25 @@ export async function signingKeyRing(
       return (!known && olderThan(UNKNOWN_KID_REFRESH_MS)) || olderThan(SIGNING_KEYS_REFRESH_MS) ? read() : keys;
     },
 
-    /** A new active key; the previous one is retired (its private half dropped) and stays published. */
-    async rotate(): Promise<SigningKeyRotation> {
+    /**
+     * A new active key; the previous one is retired (its private half dropped) and stays published,
+     * or, revoked (a key that may have leaked), is deleted at once and verifies nothing from then on.
+     */
+    async rotate({ revoke = false }: { revoke?: boolean } = {}): Promise<SigningKeyRotation> {
       const next = await newKeyPair();
       const now = new Date();
       const previousKid = await store.transaction(async (tx) => {
         const keysInTx = authenticationRepository(tx);
         await keysInTx.lockSigningKeys();
         const retired = await keysInTx.retireActiveSigningKey(now);
+        if (revoke && retired !== undefined) await keysInTx.deleteSigningKey(retired);
         await keysInTx.deleteSigningKeysRetiredBefore(new Date(now.getTime() - options.retiredKeyPublishedMs));
         await keysInTx.insertActiveSigningKey(next);
         return retired;
       });
       rotations++;
       take(await loadSigningKeys(repository, options));
-      return { kid: next.kid, previousKid, previousPublishedUntil: new Date(now.getTime() + options.retiredKeyPublishedMs) };
+      return { kid: next.kid, previousKid, previousPublishedUntil: revoke ? now : new Date(now.getTime() + options.retiredKeyPublishedMs) };
     },
   };
 }

@@ -89,6 +89,11 @@ export function authenticationRepository(db: Queryable) {
     },
 
     /** Forgets keys retired before `before` (no token they signed is alive any more). */
+    /** Deletes one key: a revoked one verifies nothing from then on. */
+    async deleteSigningKey(kid: string): Promise<void> {
+      await db.query('DELETE FROM signing_keys WHERE kid = $1', [kid]);
+    },
+
     async deleteSigningKeysRetiredBefore(before: Date): Promise<void> {
       await db.query('DELETE FROM signing_keys WHERE NOT active AND retired_at < $1', [before]);
     },

@@ -51,8 +51,8 @@ export function authenticationRoutes(service: AuthenticationService, keys: Signi
   api.get('/sandbox/v1/jwks', async (_req, res) => {
     res.set('Cache-Control', 'public, max-age=300').json((await keys.current()).jwks);
   });
-  api.post('/sandbox/v1/signing-keys/rotate', async (_req, res) => {
-    const rotation = await keys.rotate();
+  api.post('/sandbox/v1/signing-keys/rotate', async (req, res) => {
+    const rotation = await keys.rotate({ revoke: req.query.revoke === true });
     res.json({
       kid: rotation.kid,
       ...(rotation.previousKid !== undefined && { previous_kid: rotation.previousKid }),

@@ -100,6 +100,72 @@ describe('rotating the signing key', () => {
   });
 });
 
+describe('revoking a key that may have leaked', () => {
+  it('refuses every token the previous key signed at once, a verified one included, and no longer publishes it', async () => {
+    // A plain rotation first: the server's own ring signs with the active key of the store (an
+    // earlier test rotated with a ring of its own, which the server sees only within 30 s).
+    expect((await server.http.post(ROTATE).set('Authorization', ADMIN)).status).toBe(200);
+    const leaked = await loadSigningKeys(authenticationRepository(server.store)); // the active key, private half included
+    const issued = await newToken();
+    expect(kidOf(issued)).toBe(leaked.kid);
+    expect((await call(issued)).status).toBe(200); // verified, and kept as verified
+    const forged = await new SignJWT({ 'x-seller-id': DEMO_SELLER_ID, country: 'BR', tenant: 'sandbox', scope: GATEWAY_SCOPE })
+      .setProtectedHeader({ alg: 'ES256', kid: leaked.kid, typ: 'JWT' })
+      .setSubject('anyone')
+      .setIssuer(ISSUER)
+      .setIssuedAt()
+      .setExpirationTime('1h')
+      .setJti(crypto.randomUUID())
+      .sign(leaked.privateKey);
+    const before = Date.now();
+    const res = await server.http.post(`${ROTATE}?revoke=true`).set('Authorization', ADMIN);
+    expect(res.status).toBe(200);
+    expect(res.body).toEqual({ kid: expect.any(String), previous_kid: leaked.kid, previous_key_published_until: expect.any(String) });
+    const until = Date.parse(res.body.previous_key_published_until);
+    expect(until).toBeGreaterThanOrEqual(before - 1000);
+    expect(until).toBeLessThanOrEqual(Date.now());
+    const published = (await jwks()).keys.map((k) => k.kid);
+    expect(published).toContain(res.body.kid);
+    expect(published).not.toContain(leaked.kid);
+    for (const token of [issued, forged]) {
+      const refused = await call(token);
+      expect(refused.status).toBe(401);
+      expect(refused.body).toEqual({ error_code: 'unauthorized', message: 'The access token is not valid', status_code: 401 });
+    }
+    const rows = await server.store.query('SELECT 1 FROM signing_keys WHERE kid = $1', [leaked.kid]);
+    expect(rows.rowCount).toBe(0);
+    const fresh = await newToken();
+    expect(kidOf(fresh)).toBe(res.body.kid);
+    expect((await call(fresh)).status).toBe(200);
+  });
+
+  it('is refused when revoke is not a boolean', async () => {
+    const before = await jwks();
+    const res = await server.http.post(`${ROTATE}?revoke=maybe`).set('Authorization', ADMIN);
+    expect(res.status).toBe(400);
+    expect(res.body).toMatchObject({ error_code: 'invalid_request', status_code: 400 });
+    expect(await jwks()).toEqual(before);
+  });
+
+  it('is seen by another instance on the same database when it reads the keys again (within 30 s), its verified tokens included', async () => {
+    const options = { retiredKeyPublishedMs: RETIRED_KEY_PUBLISHED_MS };
+    const [a, b] = [await signingKeyRing(server.store, options), await signingKeyRing(server.store, options)];
+    const seller = { clientId: 'c', sellerId: DEMO_SELLER_ID, country: 'BR', tenant: 'sandbox' };
+    const tokensOfB = accessTokens(b, ISSUER);
+    const { accessToken } = await accessTokens(a, ISSUER).issue(seller);
+    expect((await tokensOfB.verify(accessToken)).clientId).toBe('c');
+    await a.rotate({ revoke: true });
+    vi.useFakeTimers({ toFake: ['Date'] });
+    try {
+      expect((await tokensOfB.verify(accessToken)).clientId).toBe('c'); // b has not read the keys again yet
+      vi.setSystemTime(Date.now() + 31_000);
+      await expect(tokensOfB.verify(accessToken)).rejects.toMatchObject({ reason: 'invalid' });
+    } finally {
+      vi.useRealTimers();
+    }
+  });
+});
+
 describe.each(STORE_KINDS)('two instances on one $name database', (kind) => {
   it('rotate at once: each rotation happens whole, one key stays active, and each verifies the other\'s tokens', async () => {
     const { store, again, drop } = await kind.fresh();
