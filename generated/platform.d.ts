@@ -4049,7 +4049,7 @@ export interface components {
             /**
              * Format: date-time
              * @description Until when the key set still publishes the retired key; with `revoke=true`, the rotation's own
-             *     instant (the key is no longer published).
+             *     instant (no retired key is published any more).
              */
             previous_key_published_until: string;
         };
@@ -6219,10 +6219,11 @@ export interface operations {
         parameters: {
             query?: {
                 /**
-                 * @description `true` when the previous key may have leaked: it is deleted at once instead of staying
-                 *     published, and every token it signed is refused from then on (by other server instances on the
-                 *     same database within 30 s, when they read the keys again), those issued before the rotation
-                 *     included. Default `false`: the previous key keeps verifying the tokens it signed until they expire.
+                 * @description `true` when a key may have leaked: the previous key, and every key retired before it, is
+                 *     deleted at once instead of staying published, and every token they signed is refused from then
+                 *     on (by other server instances on the same database within 30 s, when they read the keys again),
+                 *     those issued before the rotation included: only tokens of the new key verify. Default `false`:
+                 *     the previous key keeps verifying the tokens it signed until they expire.
                  * @example true
                  */
                 revoke?: boolean;

@@ -12,6 +12,7 @@ import { multipartBodyBytes } from './http/multipart-limits.ts';
 import { refuseLooseIntegers } from './http/integer-spelling.ts';
 import { localHostNamesOnly } from './http/local-host-names.ts';
 import { oneLineOfEach } from './http/single-field-lines.ts';
+import { closeWhenBodyUnread } from './http/unread-bodies.ts';
 import { ROUTING, type RoutedOperation } from './http/operations.ts';
 import { requireAccessToken } from './authentication/bearer.ts';
 import { countingRefusals, rateLimitPages, rateLimitPerClient } from './http/rate-limit.ts';
@@ -125,6 +126,7 @@ export async function createApp(deps: AppDeps, extraAreas: AreaRoutes[] = []): P
   app.set('case sensitive routing', ROUTING.caseSensitive);
   app.set('strict routing', ROUTING.strict);
   app.use(httpLogging(logger));
+  app.use(closeWhenBodyUnread); // an answer before the whole body arrived closes the connection (http/unread-bodies.ts)
   // No browser reads any answer as anything but its type: the API's, the pages', the plain-text refusals.
   app.use((_req, res, next) => {
     res.set('X-Content-Type-Options', 'nosniff');

@@ -82,10 +82,6 @@ export async function runSandbox(configured: Config, logger: Logger, options: Ru
     { headersTimeout: configured.headersTimeoutMs, requestTimeout: configured.requestTimeoutMs, connectionsCheckingInterval: 1000 },
     (req, res) => void appReady.then((app) => app(req, res)),
   );
-  // Every header line is kept (Node keeps the first 2,000 by default and drops the rest silently):
-  // a second Host or Authorization line after 2,000 others was not seen by the one-line rule
-  // (http/single-field-lines.ts; re-attack review). Node's 16 KiB limit on the head still bounds them.
-  server.maxHeadersCount = 0;
   answerClientErrors(server);
   const port = await listen(server, configured.port, configured.host);
   const logLines = storeLogLines(logger);

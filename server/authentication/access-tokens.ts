@@ -144,6 +144,8 @@ export function accessTokens(keys: SigningKeys | SigningKeyRing, issuer: string)
     if (!grantsGateway(payload.scope)) {
       throw new AccessTokenRejected('insufficient_scope', `The access token lacks the scope ${GATEWAY_SCOPE}`);
     }
+    // Its key revoked while the signature was being checked: refused, and not kept as verified.
+    if (!(await published(kid))) throw new AccessTokenRejected('invalid', 'The access token is not valid');
     const claims = { sellerId, country, tenant, clientId, scope: payload.scope as string };
     // jose refuses a token once `exp <= now` (whole seconds): the entry lives until that instant.
     const expiresAtMs = (payload.exp as number) * 1000;

@@ -141,8 +141,10 @@ export async function signingKeyRing(
     },
 
     /**
-     * A new active key; the previous one is retired (its private half dropped) and stays published,
-     * or, revoked (a key that may have leaked), is deleted at once and verifies nothing from then on.
+     * A new active key; the previous one is retired (its private half dropped) and stays published.
+     * Revoking (a key that may have leaked) deletes it at once instead, with every key retired
+     * before it, still published or not: the leaked one may be any of them, and whichever it is,
+     * only tokens of the new key verify from then on.
      */
     async rotate({ revoke = false }: { revoke?: boolean } = {}): Promise<SigningKeyRotation> {
       const next = await newKeyPair();
@@ -151,8 +153,8 @@ export async function signingKeyRing(
         const keysInTx = authenticationRepository(tx);
         await keysInTx.lockSigningKeys();
         const retired = await keysInTx.retireActiveSigningKey(now);
-        if (revoke && retired !== undefined) await keysInTx.deleteSigningKey(retired);
-        await keysInTx.deleteSigningKeysRetiredBefore(new Date(now.getTime() - options.retiredKeyPublishedMs));
+        if (revoke) await keysInTx.deleteRetiredSigningKeys();
+        else await keysInTx.deleteSigningKeysRetiredBefore(new Date(now.getTime() - options.retiredKeyPublishedMs));
         await keysInTx.insertActiveSigningKey(next);
         return retired;
       });

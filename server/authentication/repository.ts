@@ -89,9 +89,9 @@ export function authenticationRepository(db: Queryable) {
     },
 
     /** Forgets keys retired before `before` (no token they signed is alive any more). */
-    /** Deletes one key: a revoked one verifies nothing from then on. */
-    async deleteSigningKey(kid: string): Promise<void> {
-      await db.query('DELETE FROM signing_keys WHERE kid = $1', [kid]);
+    /** Deletes every retired key: revoked, they verify nothing from then on. */
+    async deleteRetiredSigningKeys(): Promise<void> {
+      await db.query('DELETE FROM signing_keys WHERE NOT active');
     },
 
     async deleteSigningKeysRetiredBefore(before: Date): Promise<void> {

@@ -12,7 +12,6 @@ import { DOCUMENT_TYPES_BY_COUNTRY } from '../web-checkout/service.ts';
 import { frontendOfForm } from './notification.ts';
 import { refuseCrossSiteForms, refuseUnreadablePageInput } from './page-guard.ts';
 import { ownOrigins } from '../http/other-sites.ts';
-import { closeIfBodyUnread } from '../http/unread-bodies.ts';
 import { checkoutPage, contentSecurityPolicy, layoutOf, messagePage, type CheckoutPageModel } from './pages.ts';
 import { offeredMethods, pageInstallmentOptions } from './payment-methods.ts';
 import type { PaymentMethods } from '../payment-link/payment-methods.ts';
@@ -81,7 +80,6 @@ export function checkoutPages(deps: { store: Store; config: Config; logger: Logg
 
   function sendError(res: Response, error: unknown) {
     const page = pageErrorOf(error, res.req, deps.logger);
-    closeIfBodyUnread(res.req, res);
     send(res, page.status, messagePage({ title: HEADINGS[page.kind], heading: HEADINGS[page.kind], text: page.message, layout: plainLayout }));
   }
 

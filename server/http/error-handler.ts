@@ -4,7 +4,6 @@ import type { Logger } from 'pino';
 import { ContractViolation } from './errors.ts';
 import { toApiError, type DocumentedOperation } from './error-normalising.ts';
 import type { OperationAt, RenderedError } from './error-renderers.ts';
-import { closeIfBodyUnread } from './unread-bodies.ts';
 
 /** Any error as the body of the request's area (server/error-bodies.ts). */
 export type RenderError = (error: unknown, request: OperationAt, operation?: DocumentedOperation) => RenderedError;
@@ -36,7 +35,6 @@ export function errorHandler(
     const operation = (req as { openapi?: { schema?: DocumentedOperation } }).openapi?.schema ?? routedOperation(req);
     const rendered = renderError(error, { method: req.method, path: req.path, template: req.operation?.template }, operation);
     res.status(rendered.status).set(rendered.headers);
-    closeIfBodyUnread(req, res);
     (res.locals as Record<symbol, unknown>)[SENDING_ERROR_BODY] = true;
     if (rendered.text !== undefined) res.type('text/plain').send(rendered.text);
     else res.json(rendered.json);

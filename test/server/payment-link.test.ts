@@ -563,9 +563,9 @@ describe.each(STORES)('payment link API (%s)', (kind) => {
       const head = `--${boundary}\r\nContent-Disposition: form-data; name="image"; filename="p.png"\r\nContent-Type: image/png\r\n\r\n`;
       // The form's first chunk only: the body never ends, so an answer proves it was not read to its
       // end; and the sandbox closes the connection after it rather than read the rest and drop it.
-      const unended = (headers: Record<string, string>) =>
+      const unended = (headers: Record<string, string>, { method, path } = { method: 'POST', path: `${BASE}/payment-links/products/images` }) =>
         new Promise<{ status: number; body: unknown; connection?: string; closedBySandbox: boolean }>((resolve, reject) => {
-          const req = httpRequest(`${server.url}${BASE}/payment-links/products/images`, { method: 'POST', headers: { Authorization: `Bearer ${a.token}`, 'Content-Type': `multipart/form-data; boundary=${boundary}`, ...headers } });
+          const req = httpRequest(`${server.url}${path}`, { method, headers: { Authorization: `Bearer ${a.token}`, 'Content-Type': `multipart/form-data; boundary=${boundary}`, ...headers } });
           let timedOut = false;
           const bound = setTimeout(() => ((timedOut = true), req.destroy()), 5_000); // well under the request timeout
           req.on('response', (answer) => {
@@ -589,6 +589,10 @@ describe.each(STORES)('payment link API (%s)', (kind) => {
       // A body that says it is larger than an upload may be: 413, the connection closed the same way.
       const large = await unended({ 'Content-Length': String(7 * 1024 * 1024) });
       expect(large).toMatchObject({ status: 413, body: { error_code: 'image_too_large', status_code: 413 }, connection: 'close', closedBySandbox: true });
+      // Any answer given before the body arrived closes the same way: here the key set, which takes no body.
+      const keySet = await unended({ 'Transfer-Encoding': 'chunked' }, { method: 'GET', path: '/sandbox/v1/jwks' });
+      expect(keySet).toMatchObject({ status: 200, connection: 'close', closedBySandbox: true });
+      expect((keySet.body as { keys: unknown[] }).keys).toHaveLength(1);
       expect((await server.store.query('SELECT count(*)::int AS n FROM product_images')).rows[0]).toEqual(before);
       // The same form with its length is stored.
       const whole = await server.http.post(`${BASE}/payment-links/products/images`).set('Authorization', `Bearer ${a.token}`).set('Content-Type', `multipart/form-data; boundary=${boundary}`).send(Buffer.concat([Buffer.from(head), PNG, Buffer.from(`\r\n--${boundary}--\r\n`)]));

@@ -139,6 +139,19 @@ describe('revoking a key that may have leaked', () => {
     expect((await call(fresh)).status).toBe(200);
   });
 
+  it('revokes a key retired by an earlier rotation too: only the new key verifies', async () => {
+    expect((await server.http.post(ROTATE).set('Authorization', ADMIN)).status).toBe(200);
+    const older = await newToken();
+    expect((await server.http.post(ROTATE).set('Authorization', ADMIN)).status).toBe(200); // older's key retired, still published
+    const recent = await newToken();
+    expect((await call(older)).status).toBe(200);
+    const res = await server.http.post(`${ROTATE}?revoke=true`).set('Authorization', ADMIN);
+    expect(res.status).toBe(200);
+    expect((await jwks()).keys.map((k) => k.kid)).toEqual([res.body.kid]);
+    for (const token of [older, recent]) expect((await call(token)).status).toBe(401);
+    expect((await call(await newToken())).status).toBe(200);
+  });
+
   it('is refused when revoke is not a boolean', async () => {
     const before = await jwks();
     const res = await server.http.post(`${ROTATE}?revoke=maybe`).set('Authorization', ADMIN);
