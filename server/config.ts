@@ -42,8 +42,8 @@ export interface Config {
   requestTimeoutMs: number;
   /** The HTML reference served at /docs (`make docs` writes it). */
   docsFile: string;
-  /** Largest JSON or form body accepted (body-parser syntax). */
-  bodyLimit: string;
+  /** Largest JSON or form body accepted, in bytes. */
+  bodyLimit: number;
   /** Where customers reach this server's pages (the hosted checkout's `redirect_url`), no trailing slash. */
   publicBaseUrl: string;
   /** Whether notification URLs may point at loopback or private addresses (true for a local sandbox). */
@@ -329,7 +329,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     ...slowClientTimeouts(env),
     // `make docs` renders the HTML reference into the sandbox package (server/docs/), which ships it.
     docsFile: env.DOCS_FILE ? fromCwd(env.DOCS_FILE) : resolve(PACKAGE_ROOT, 'docs/index.html'),
-    bodyLimit: '1mb',
+    bodyLimit: 1024 * 1024,
     publicBaseUrl: (env.PUBLIC_BASE_URL || `http://localhost:${port(env.PORT)}`).replace(/\/+$/, ''),
     // A sandbox on this machine only notifies the merchant's receivers on it (localhost); one that
     // others can reach sends nothing to private addresses unless told to (its sellers could otherwise

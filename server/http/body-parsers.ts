@@ -77,15 +77,22 @@ const takes = (req: Request, type: string) => req.operation?.bodyTypes.includes(
  * body to its end, and the file parts after the first are read and dropped whatever their size, so
  * one request kept a CPU busy for the whole request timeout (attacker review, 2026-11-24).
  */
-export function bodyParsers(limit: string, multipartBytes: number): RequestHandler[] {
+export function bodyParsers(limit: number, multipartBytes: number): RequestHandler[] {
   const json = express.json({ limit, verify: refuseOversizedJson });
   const form = express.urlencoded({ extended: false, limit });
+  const tooLarge = () => Object.assign(refusal('request entity too large', 'entity.too.large'), { status: 413 });
   return [
+    // A JSON or form body that says it is over the limit: refused before it is read. body-parser
+    // itself reads such a body to its end before it answers 413 (it drains, then errors), and the
+    // public token endpoint read 10 GB for one request so (re-attack review, 2026-11-24). A chunked
+    // one is still read up to the limit by the parser, then drained up to the request timeout.
+    (req, _res, next) =>
+      (takes(req, 'application/json') || takes(req, 'application/x-www-form-urlencoded')) && Number(req.get('content-length')) > limit ? next(tooLarge()) : next(),
     (req, _res, next) => {
       if (!takes(req, 'multipart/form-data')) return next();
       const length = req.get('content-length');
       if (length === undefined && req.get('transfer-encoding') !== undefined) return next(refusal('length required', 'length.required'));
-      next(Number(length) > multipartBytes ? Object.assign(refusal('request entity too large', 'entity.too.large'), { status: 413 }) : undefined);
+      next(Number(length) > multipartBytes ? tooLarge() : undefined);
     },
     (req, res, next) => (takes(req, 'application/json') ? json(req, res, next) : next()),
     // A middleware of its own, after the parser: Express's error handling covers it, as any other.

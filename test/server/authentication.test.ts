@@ -1,4 +1,5 @@
 // The two token endpoint forms, exactly as the authentication area of the contract decides them.
+import { request as httpRequest } from 'node:http';
 import { createLocalJWKSet, decodeJwt, decodeProtectedHeader, jwtVerify } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DEMO_SELLER_ID } from '../../server/sandbox/demo-seller.ts';
@@ -69,6 +70,25 @@ describe('first form: credentials and scope in the form body', () => {
     const res = await firstForm(tokenForm({ client_secret: 'x'.repeat(2 * 1024 * 1024) }));
     expect(res.status).toBe(413);
     expect(res.body).toEqual({ error_code: 'payload_too_large', message: 'Request body too large', status_code: 413 });
+  });
+
+  it('answers a body that says it is over the limit with 413 before reading it, and closes the connection', async () => {
+    // 10 GB announced, a few bytes sent: the answer comes at once, not after the body (or the request timeout).
+    const answer = await new Promise<{ status: number; body: unknown; connection?: string }>((resolve, reject) => {
+      const req = httpRequest(`${sandbox.url}${FIRST_FORM}`, { method: 'POST', headers: { 'Content-Type': 'application/x-www-form-urlencoded', 'Content-Length': '10000000000' } });
+      const bound = setTimeout(() => req.destroy(new Error('no answer within 5 s')), 5_000);
+      req.on('response', (res) => {
+        let text = '';
+        res.on('data', (chunk) => (text += chunk));
+        res.on('end', () => {
+          clearTimeout(bound);
+          resolve({ status: res.statusCode!, body: JSON.parse(text), connection: res.headers.connection });
+        });
+      });
+      req.on('error', reject);
+      req.write('grant_type=client_credentials&client_id=');
+    });
+    expect(answer).toEqual({ status: 413, body: { error_code: 'payload_too_large', message: 'Request body too large', status_code: 413 }, connection: 'close' });
   });
 
   it.each([
