@@ -82,17 +82,18 @@ export function bodyParsers(limit: number, multipartBytes: number): RequestHandl
   const form = express.urlencoded({ extended: false, limit });
   const tooLarge = () => Object.assign(refusal('request entity too large', 'entity.too.large'), { status: 413 });
   return [
-    // A JSON or form body that says it is over the limit: refused before it is read. body-parser
-    // itself reads such a body to its end before it answers 413 (it drains, then errors), and the
-    // public token endpoint read 10 GB for one request so (re-attack review, 2026-11-24). A chunked
-    // one is still read up to the limit by the parser, then drained up to the request timeout.
-    (req, _res, next) =>
-      (takes(req, 'application/json') || takes(req, 'application/x-www-form-urlencoded')) && Number(req.get('content-length')) > limit ? next(tooLarge()) : next(),
+    // What a body says of its size, before anything reads it. A JSON or form body over the limit:
+    // body-parser itself reads such a body to its end before it answers 413 (it drains, then errors),
+    // and the public token endpoint read 10 GB for one request so (re-attack review, 2026-11-24); a
+    // chunked one is still read up to the limit by the parser, then drained up to the request timeout.
     (req, _res, next) => {
-      if (!takes(req, 'multipart/form-data')) return next();
       const length = req.get('content-length');
-      if (length === undefined && req.get('transfer-encoding') !== undefined) return next(refusal('length required', 'length.required'));
-      next(Number(length) > multipartBytes ? tooLarge() : undefined);
+      if (takes(req, 'multipart/form-data')) {
+        if (length === undefined && req.get('transfer-encoding') !== undefined) return next(refusal('length required', 'length.required'));
+        return next(Number(length) > multipartBytes ? tooLarge() : undefined);
+      }
+      const parsed = takes(req, 'application/json') || takes(req, 'application/x-www-form-urlencoded');
+      next(parsed && Number(length) > limit ? tooLarge() : undefined);
     },
     (req, res, next) => (takes(req, 'application/json') ? json(req, res, next) : next()),
     // A middleware of its own, after the parser: Express's error handling covers it, as any other.
