@@ -93,11 +93,46 @@ export function bodyParsers(limit: number, multipartBytes: number): RequestHandl
         return next(Number(length) > multipartBytes ? tooLarge() : undefined);
       }
       const parsed = takes(req, 'application/json') || takes(req, 'application/x-www-form-urlencoded');
-      next(parsed && Number(length) > limit ? tooLarge() : undefined);
+      if (!parsed) return next();
+      // A compressed body is counted by the parser as it inflates; sent chunked, the bytes after
+      // its limit would be read and dropped as above, and counting the compressed bytes here would
+      // not see that limit: such a body must say its length, as a multipart one must.
+      const encoding = (req.get('content-encoding') ?? 'identity').trim().toLowerCase();
+      if (length === undefined && req.get('transfer-encoding') !== undefined && encoding !== 'identity') return next(refusal('length required', 'compressed.length.required'));
+      next(Number(length) > limit ? tooLarge() : undefined);
     },
-    (req, res, next) => (takes(req, 'application/json') ? json(req, res, next) : next()),
+    (req, res, next) => (takes(req, 'application/json') ? answerOverLimitAtOnce(json, limit, tooLarge)(req, res, next) : next()),
     // A middleware of its own, after the parser: Express's error handling covers it, as any other.
     (req, res, next) => (takes(req, 'application/json') ? refuseInfiniteNumbers(req, res, next) : next()),
-    (req, res, next) => (takes(req, 'application/x-www-form-urlencoded') ? form(req, res, next) : next()),
+    (req, res, next) => (takes(req, 'application/x-www-form-urlencoded') ? answerOverLimitAtOnce(form, limit, tooLarge)(req, res, next) : next()),
   ];
+}
+
+/**
+ * A JSON or form body sent chunked says nothing of its size, and body-parser, once it has read past
+ * the limit, reads the rest and drops it before it answers 413: as long as the client sends, up to
+ * the request timeout (re-attack review, 2026-11-24). Its bytes are counted here as they arrive,
+ * beside the parser's own reading, and past the limit the 413 is answered at once
+ * (closeWhenBodyUnread then closes the connection, which ends the reading); the parser's late
+ * answer is dropped. A body with a `Content-Length` was measured before it was read.
+ */
+function answerOverLimitAtOnce(parser: RequestHandler, limit: number, tooLarge: () => Error): RequestHandler {
+  return (req, res, next) => {
+    if (req.complete || req.get('content-length') !== undefined) return parser(req, res, next);
+    let received = 0;
+    let answered = false;
+    const count = (chunk: Buffer) => {
+      received += chunk.length;
+      if (received <= limit) return;
+      req.off('data', count);
+      answered = true;
+      next(tooLarge());
+    };
+    // Added before the parser adds its own, in the same turn: both listeners see every chunk.
+    req.on('data', count);
+    parser(req, res, (error?: unknown) => {
+      req.off('data', count);
+      if (!answered) next(error);
+    });
+  };
 }

@@ -53,6 +53,7 @@ const BODY_PARSER_MESSAGES: Record<string, string> = {
   'encoding.unsupported': 'The request body encoding is not supported',
   'charset.unsupported': 'The request body charset is not supported',
   'length.required': 'A multipart/form-data body must be sent with its Content-Length (a chunked body is not read)',
+  'compressed.length.required': 'A compressed body (Content-Encoding) must be sent with its Content-Length (a chunked one is not read)',
 };
 
 interface ValidatorHttpError extends Error {

@@ -1,5 +1,6 @@
 // The request path of the app: bearer check, every area's error shape, contract violations in
 // both directions, unknown routes, body parser errors, request ids and log redaction.
+import { gzipSync } from 'node:zlib';
 import { SignJWT } from 'jose';
 import type { Response } from 'supertest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -9,6 +10,7 @@ import { createLogger } from '../../server/http/logging.ts';
 import { contractValidator } from '../../server/http/contract-validator.ts';
 import { CapturedLogs, expectNoStackTrace, GATEWAY_SCOPE, ISSUER, startTestServer, tokenForm, type TestServer } from './support/server.ts';
 import { testAreas, writeTestSpec } from './support/test-areas.ts';
+import { unendedRequest } from '../support/unended-request.ts';
 
 let sandbox: TestServer;
 let keys: SigningKeys;
@@ -101,6 +103,20 @@ describe('web checkout shape', () => {
   it('answers a body over the limit with 413 in the area shape', async () => {
     const res = await intent().set(bearer(token)).send({ payment: { amount: 1, currency: 'BRL' }, padding: 'x'.repeat(2 * 1024 * 1024) });
     expectError(res, 413, { code: 'payload_too_large', message: 'Request body too large', details: [] });
+  });
+
+  it('answers a chunked JSON body with 413 as soon as it passes the limit, closing the connection; a gzip one with its length is read', async () => {
+    const url = `${sandbox.url}/dpy/web-checkout/v1/payment-intent`;
+    const headers = { ...bearer(token), 'Content-Type': 'application/json', 'Transfer-Encoding': 'chunked' };
+    const answer = await unendedRequest(url, { headers, first: `{"payment":{"amount":1,"currency":"BRL"},"padding":"${'x'.repeat(1024 * 1024)}` });
+    expect(answer).toEqual({ status: 413, body: { code: 'payload_too_large', message: 'Request body too large', details: [] }, connection: 'close', closedBySandbox: true });
+    const gzipped = await unendedRequest(url, { headers: { ...headers, 'Content-Encoding': 'gzip' }, first: gzipSync('{"payment":{"amount":1000,"currency":"BRL"}}') });
+    const message = 'A compressed body (Content-Encoding) must be sent with its Content-Length (a chunked one is not read)';
+    expect(gzipped).toEqual({ status: 400, body: { code: 'invalid_request', message, details: [{ message }] }, connection: 'close', closedBySandbox: true });
+    // fetch sends a Buffer as it is, with its length.
+    const sized = await fetch(url, { method: 'POST', headers: { ...bearer(token), 'Content-Type': 'application/json', 'Content-Encoding': 'gzip' }, body: new Uint8Array(gzipSync('{"payment":{"amount":1000,"currency":"BRL"}}')) });
+    expect(sized.status).toBe(201);
+    expect(await sized.json()).toMatchObject({ payment_intent_id: expect.any(String) });
   });
 
   it('refuses a JSON body nested deeper than 32 levels before parsing it; brackets inside strings do not count', async () => {

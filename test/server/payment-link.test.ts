@@ -2,7 +2,7 @@
 // the link status evaluated at call time, orders and their state machine, image uploads, guid_error
 // and seller isolation; on every store.
 import { createHash } from 'node:crypto';
-import { request as httpRequest } from 'node:http';
+import { unendedRequest } from '../support/unended-request.ts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { canOrderMove, createOrder, orderTotal, referenceCode, updateOrderStatus } from '../../server/payment-link/orders.ts';
 import { checkDateRange, checkProductImage, checkSellerGuid, detectImageType, foldCase, listQuery } from '../../server/payment-link/service.ts';
@@ -564,24 +564,10 @@ describe.each(STORES)('payment link API (%s)', (kind) => {
       // The form's first chunk only: the body never ends, so an answer proves it was not read to its
       // end; and the sandbox closes the connection after it rather than read the rest and drop it.
       const unended = (headers: Record<string, string>, { method, path } = { method: 'POST', path: `${BASE}/payment-links/products/images` }) =>
-        new Promise<{ status: number; body: unknown; connection?: string; closedBySandbox: boolean }>((resolve, reject) => {
-          const req = httpRequest(`${server.url}${path}`, { method, headers: { Authorization: `Bearer ${a.token}`, 'Content-Type': `multipart/form-data; boundary=${boundary}`, ...headers } });
-          let timedOut = false;
-          const bound = setTimeout(() => ((timedOut = true), req.destroy()), 5_000); // well under the request timeout
-          req.on('response', (answer) => {
-            let text = '';
-            answer.on('data', (chunk) => (text += chunk));
-            answer.on('end', () => {
-              const socket = req.socket!;
-              const closed = socket.destroyed ? Promise.resolve() : new Promise((done) => socket.once('close', done));
-              void closed.then(() => {
-                clearTimeout(bound);
-                resolve({ status: answer.statusCode!, body: JSON.parse(text), connection: answer.headers.connection, closedBySandbox: !timedOut });
-              });
-            });
-          });
-          req.on('error', (error) => (req.destroyed ? undefined : reject(error)));
-          req.write(Buffer.concat([Buffer.from(head), PNG]));
+        unendedRequest(`${server.url}${path}`, {
+          method,
+          headers: { Authorization: `Bearer ${a.token}`, 'Content-Type': `multipart/form-data; boundary=${boundary}`, ...headers },
+          first: Buffer.concat([Buffer.from(head), PNG]),
         });
       const res = await unended({ 'Transfer-Encoding': 'chunked' });
       const message = 'A multipart/form-data body must be sent with its Content-Length (a chunked body is not read)';
