@@ -54,6 +54,27 @@ export interface IntentRedirects {
   error?: string;
 }
 
+/** A query parameter's name as decoded (`+` is a space), or undefined when it does not decode. */
+function parameterName(pair: string): string | undefined {
+  try {
+    return decodeURIComponent(pair.split('=', 1)[0]!.replaceAll('+', ' '));
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * `url` with `name=value` as its last query parameter (any earlier `name` dropped), the merchant's
+ * other parameters kept as they were written: URLSearchParams would write the whole query again
+ * (`%20` as `+`, `~` as `%7E`, `flag` as `flag=`), which breaks a signed or exactly matched return
+ * address (attacker review, 2026-11-25).
+ */
+function withQueryParameter(url: URL, name: string, value: string): string {
+  const kept = url.search.slice(1).split('&').filter((pair) => pair !== '' && parameterName(pair) !== name);
+  url.search = [...kept, `${name}=${encodeURIComponent(value)}`].join('&');
+  return url.toString();
+}
+
 /**
  * The merchant's success_url and error_url with the intent's id as a query parameter (contract
  * decision of this package). Computed before anything is charged: a stored URL that a browser cannot
@@ -65,8 +86,7 @@ export function intentRedirects(configuration: TechnicalConfigurationWithoutPass
     if (stored === null) return undefined;
     const url = httpUrlOf(stored);
     if (!url) throw new PageError(409, 'inactive', "This checkout is not taking payments at the moment: the store's return address is not valid. Please contact the store.");
-    url.searchParams.set('payment_intent_id', paymentIntentId);
-    return url.toString();
+    return withQueryParameter(url, 'payment_intent_id', paymentIntentId);
   };
   const success = redirect(configuration.successUrl);
   const error = redirect(configuration.errorUrl);

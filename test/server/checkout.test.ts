@@ -10,7 +10,7 @@ import { notificationRepository } from '../../server/notifications/repository.ts
 import type { TestServer } from './support/server.ts';
 import { createLink, createSeller, setLinkColumns, STORES, type SandboxSeller } from './support/payment-link.ts';
 import {
-  APPROVED, buyerForm, cardForm, configureCheckout, createIntent, databaseDump, deliveryForm, DENIED, startMerchant, THREEDS_DENIED, type Merchant,
+  APPROVED, buyerForm, cardForm, configureCheckout, createIntent, databaseDump, deliveryForm, DENIED, startMerchant, THREEDS_DENIED, type Merchant, WC,
 } from './support/checkout.ts';
 
 const MERCHANT = { url: 'http://127.0.0.1:9' }; // never called here: these suites run no delivery worker
@@ -293,6 +293,24 @@ for (const kind of STORES) {
         expect(paid.status).toBe(303);
         expect(paid.headers.location).toBe(`${MERCHANT.url}/success?payment_intent_id=${id}`);
         expect(await paymentsOf(id)).toHaveLength(1);
+      });
+
+      it("keeps the merchant's own query on its return addresses as written, the intent's id appended (a signed URL still verifies)", async () => {
+        const owner = await createSeller(server);
+        await configureCheckout(server, owner.token, MERCHANT);
+        const query = 'next=%2Fcart%20x&flag&sig=a%2Bb~&payment_intent_id=stale&note=caf%C3%A9+1';
+        const urls = { success_url: `${MERCHANT.url}/success?${query}#top`, error_url: `${MERCHANT.url}/error?${query}` };
+        const configured = await server.http.patch(`${WC}/technical-configurations`).set('Authorization', `Bearer ${owner.token}`).send(urls);
+        expect(configured.status).toBe(200);
+        const kept = 'next=%2Fcart%20x&flag&sig=a%2Bb~&note=caf%C3%A9+1';
+        const approved = (await createIntent(server, owner.token)).payment_intent_id;
+        const paid = await pay(approved, cardForm(APPROVED));
+        expect(paid.status).toBe(303);
+        expect(paid.headers.location).toBe(`${MERCHANT.url}/success?${kept}&payment_intent_id=${approved}#top`);
+        const denied = (await createIntent(server, owner.token)).payment_intent_id;
+        const refused = await pay(denied, cardForm(DENIED));
+        expect(refused.status).toBe(303);
+        expect(refused.headers.location).toBe(`${MERCHANT.url}/error?${kept}&payment_intent_id=${denied}`);
       });
 
       it('without URLs or notification configured: a result page, and nothing enqueued', async () => {
