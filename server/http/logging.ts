@@ -40,12 +40,17 @@ const SECRET_PARAMETER = new RegExp(
   'i',
 );
 
-/** A digit, also percent-encoded (`%34` is `4`), and a separator between groups of digits: a space or `-`, and in a URL `+`, `%20`, `%2D`. */
+/**
+ * A digit, also percent-encoded (`%34` is `4`), and a separator between groups of digits: white
+ * space or `-`, one or more (the hosted page's own form drops any amount of them), and in a URL
+ * `+`, `%20`, `%09`, `%0A`, `%0D`, `%2D` and an encoded `+`, `%2B` (attacker review, 2026-11-25:
+ * `4111++1111++1111++1111` and `%09` were logged as sent).
+ */
 const DIGIT = '(?:[0-9]|%3[0-9])';
-const SEPARATOR = /[ +-]|%20|%2[dD]/;
+const SEPARATOR = /(?:[\s+-]|%20|%09|%0[aAdD]|%2[bBdD])+/;
 /**
  * Where a card number sent under any name, or none, would be (`?cc=4111 1111 1111 1111`, a path
- * segment): groups of digits with one separator between them, not inside a word (a letter or digit
+ * segment): groups of digits with separators between them, not inside a word (a letter or digit
  * on either side; a `%XX` escape before is no letter), or a UUID, which is left as it is (its
  * groups of digits made a card number 1 time in ~190).
  */

@@ -200,6 +200,8 @@ describe('redactUrl', () => {
     // Not one: Luhn fails, too short, too long, part of a longer run, or groups that only make one with the digits before them.
     ['/a?x=4111111111111112&y=41111111111&z=41111111111111111111&w=24111111111111111', '/a?x=4111111111111112&y=41111111111&z=41111111111111111111&w=24111111111111111'],
     ['/a?id=9-4111-1111-1111-1111-9&c=4111 1111 1111 1111 123', '/a?id=[redacted]&c=[redacted]'],
+    // Separators as the hosted page's form drops them: any amount of white space or dashes, encoded or not.
+    ['/a?a=4111++1111++1111++1111&b=4111%09%091111%0A1111%0D%0A1111&c=4111%2B1111%2B1111%2B1111&d=4111 -\t1111--1111  1111', '/a?a=[redacted]&b=[redacted]&c=[redacted]&d=[redacted]'],
     // Percent-encoded digits and dashes, and a card number inside an encoded URL, are the same card number.
     ['/a/%34111111111111111?q=%34%31%31%31%31%31%31%31%31%31%31%31%31%31%31%31&d=4111%2D1111%2D1111%2D1111', '/a/[redacted]?q=[redacted]&d=[redacted]'],
     ['/a?next=%2Fpay%3Fcc%3D4111111111111111', '/a?next=%2Fpay%3Fcc%3D[redacted]'],
