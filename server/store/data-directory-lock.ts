@@ -159,11 +159,16 @@ const notRenewed = (lateMs: number) => `not renewed for ${Math.round(lateMs / 10
 function guardedFs() {
   let renewedAt = Date.now();
   let writtenMs: number | undefined;
+  // A renewal whose utimes may be on disk already, its callback not run yet: a release in that
+  // window found the new mtime, not the last one written, and left the lock behind (a loaded run).
+  let writingMs: number | undefined;
   let givenUp = false;
   /** Still the lock this holder wrote, and too recent for any start to have judged it stale since. */
   const ours = (path: string) => {
     try {
-      return writtenMs !== undefined && Date.now() - renewedAt < LOCK_STALE_MS - 1_000 && Math.abs(lstatSync(path).mtimeMs - writtenMs) < 1_000;
+      const mtimeMs = lstatSync(path).mtimeMs;
+      const written = [writtenMs, writingMs].some((ms) => ms !== undefined && Math.abs(mtimeMs - ms) < 1_000);
+      return written && Date.now() - renewedAt < LOCK_STALE_MS - 1_000;
     } catch {
       return false;
     }
@@ -183,7 +188,9 @@ function guardedFs() {
         givenUp = true;
         return done(Object.assign(new Error(notRenewed(late)), { code: 'ENOENT' }));
       }
+      writingMs = mtime.getTime();
       utimes(path, atime, mtime, (error) => {
+        writingMs = undefined;
         if (!error) {
           renewedAt = Date.now();
           writtenMs = mtime.getTime();
