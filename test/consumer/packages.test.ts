@@ -91,8 +91,8 @@ describe('the packed tarballs', () => {
 
   it('contract: the bundles, the types, the operation table and the compiled check, nothing else', async () => {
     const files = await contents('contract');
-    expect(files.filter((f) => !/^([\w-]+\.openapi\.(yaml|json)|platform\.d\.ts|(operations|checkout-notification|money)\.(js|d\.ts)|package\.json|README\.md|CHANGELOG\.md|LICENSE)$/.test(f))).toEqual([]);
-    expect(files).toEqual(expect.arrayContaining(['platform.openapi.yaml', 'platform.openapi.json', 'web-checkout.openapi.json', 'operations.js', 'LICENSE', 'README.md']));
+    expect(files.filter((f) => !/^([\w-]+\.openapi\.(yaml|json)|(platform|operations|checkout-notification|money)\.(js|d\.ts)|package\.json|README\.md|CHANGELOG\.md|LICENSE)$/.test(f))).toEqual([]);
+    expect(files).toEqual(expect.arrayContaining(['platform.openapi.yaml', 'platform.openapi.json', 'web-checkout.openapi.json', 'platform.d.ts', 'platform.js', 'operations.js', 'LICENSE', 'README.md']));
   });
 
   it('client: dist/ only, no test or source files', async () => {
@@ -202,6 +202,12 @@ describe('a merchant project with the three packages', () => {
     await expect(run(bin('tsc'), ['-p', '.'], { cwd: dir, env })).resolves.toBeDefined();
   }, 60_000);
 
+  it("resolves the types-only entry at run time too (what `import { type paths }` becomes under verbatimModuleSyntax)", async () => {
+    const code = "import '@payment-platform/contract/types'; const types = await import('@payment-platform/contract/types'); console.log(JSON.stringify(Object.keys(types)));";
+    const { stdout } = await run(process.execPath, ['--input-type=module', '-e', code], { cwd: dir, env });
+    expect(JSON.parse(stdout)).toEqual([]);
+  });
+
   it('runs a program against the Prism mock of the published bundle', async () => {
     const port = await freePort();
     prism = await startProcess(bin('prism'), ['mock', join(dir, 'node_modules/@payment-platform/contract/platform.openapi.yaml'), '--host', '127.0.0.1', '--port', String(port)], /Prism is listening/);
@@ -233,8 +239,8 @@ describe('a merchant project with the three packages', () => {
     });
   }, 120_000);
 
-  it('starts with `npx payment-platform-sandbox --port 0` and answers', async () => {
-    const started = await startProcess('npx', ['--offline', 'payment-platform-sandbox', '--port', '0', '--data-dir', 'memory://'], /listening on (http:\/\/\S+)/, { cwd: dir, env: { ...env, LOG_LEVEL: 'warn' } });
+  it('starts with `npx --no payment-platform-sandbox --port 0` and answers', async () => {
+    const started = await startProcess('npx', ['--no', '--offline', 'payment-platform-sandbox', '--port', '0', '--data-dir', 'memory://'], /listening on (http:\/\/\S+)/, { cwd: dir, env: { ...env, LOG_LEVEL: 'warn' } });
     try {
       const url = /listening on (http:\/\/\S+)/.exec(started.output())![1]!;
       expect(started.output()).toContain('demo client:  demo-seller-client / demo-seller-secret');
@@ -242,7 +248,7 @@ describe('a merchant project with the three packages', () => {
       const jwks = await fetch(`${url}/sandbox/v1/jwks`);
       expect(jwks.status).toBe(200);
       expect((await jwks.json()).keys[0]).toMatchObject({ kty: 'EC', alg: 'ES256' });
-      const help = await run('npx', ['--offline', 'payment-platform-sandbox', '--help'], { cwd: dir, env });
+      const help = await run('npx', ['--no', '--offline', 'payment-platform-sandbox', '--help'], { cwd: dir, env });
       expect(help.stdout).toMatch(/--port[\s\S]*--data-dir[\s\S]*--database-url/);
     } finally {
       await started.stop();
