@@ -11,6 +11,7 @@ import {
   DEFAULT_SCOPE,
   DEFAULT_TOKEN_SKEW_SECONDS,
   requestAccessToken,
+  TOKEN_ENDPOINT_FORMS,
   type AccessTokenCache,
   type TokenEndpointForm,
 } from './token.ts';
@@ -179,6 +180,30 @@ function nonNegative(name: string, value: number | undefined, fallback: number):
   return value;
 }
 
+function positive(name: string, value: number | undefined, fallback: number): number {
+  if (value === undefined) return fallback;
+  if (!Number.isFinite(value) || value <= 0) throw new TypeError(`${name} must be a number > 0 (got ${String(value)})`);
+  return value;
+}
+
+/** The options TypeScript types but a JavaScript caller may still get wrong: each checked when the client is made. */
+function checkKinds(options: PlatformClientOptions): void {
+  const given = options as unknown as Record<string, unknown>;
+  for (const name of ['fetch', 'observe'] as const) {
+    if (given[name] !== undefined && typeof given[name] !== 'function') throw new TypeError(`${name} must be a function (got ${typeof given[name]})`);
+  }
+  for (const name of ['clientId', 'clientSecret', 'scope'] as const) {
+    if (given[name] !== undefined && typeof given[name] !== 'string') throw new TypeError(`${name} must be a string (got ${typeof given[name]})`);
+  }
+  if (given.tokenEndpoint !== undefined && !TOKEN_ENDPOINT_FORMS.includes(given.tokenEndpoint as TokenEndpointForm)) {
+    throw new TypeError(`tokenEndpoint must be ${TOKEN_ENDPOINT_FORMS.map((form) => `'${form}'`).join(' or ')} (got ${JSON.stringify(given.tokenEndpoint)})`);
+  }
+  const signal = given.signal as { aborted?: unknown; addEventListener?: unknown } | null | undefined;
+  if (signal !== undefined && (typeof signal !== 'object' || signal === null || typeof signal.aborted !== 'boolean' || typeof signal.addEventListener !== 'function')) {
+    throw new TypeError('signal must be an AbortSignal');
+  }
+}
+
 /** The per-call options the transport reads on a Request (openapi-fetch copies them onto its own). */
 const CARRIED = ['timeoutMs', 'maxRetries', CALL_RECORD] as const;
 
@@ -199,6 +224,7 @@ function carryOptions(init: Record<string, unknown>) {
 }
 
 export function createPlatformClient(options: PlatformClientOptions): PlatformClient {
+  checkKinds(options);
   const baseUrl = hostUrl('baseUrl', options.baseUrl);
   const authUrl = hostUrl('authUrl', options.authUrl ?? options.baseUrl);
   let tokens: AccessTokenCache | undefined;
@@ -214,7 +240,7 @@ export function createPlatformClient(options: PlatformClientOptions): PlatformCl
       maxDelayMs: Math.min(nonNegative('retryMaxDelayMs', options.retryMaxDelayMs, DEFAULT_RETRY_MAX_DELAY_MS), MAX_TIMEOUT_MS),
     },
     observe: options.observe,
-    maxResponseBytes: nonNegative('maxResponseBytes', options.maxResponseBytes, DEFAULT_MAX_RESPONSE_BYTES),
+    maxResponseBytes: positive('maxResponseBytes', options.maxResponseBytes, DEFAULT_MAX_RESPONSE_BYTES),
     tokens: () => tokens,
   });
   const { clientId, clientSecret } = options;

@@ -13,6 +13,9 @@ export type TokenEndpointForm =
   /** `POST /authentication/oauth2/access_token`, credentials in a Basic header (`issueAccessTokenWithBasicAuth`). */
   | 'basic';
 
+/** Each form, for a check of the option at run time. */
+export const TOKEN_ENDPOINT_FORMS: readonly TokenEndpointForm[] = ['form', 'basic'];
+
 export const DEFAULT_SCOPE = 'digital-plataform:gateway-api';
 export const DEFAULT_TOKEN_SKEW_SECONDS = 60;
 

@@ -437,7 +437,17 @@ describe('refused before sending', () => {
       expect(() => clientOf(platform.url, { timeoutMs })).toThrow(new TypeError(`timeoutMs must be a number of milliseconds from 1 to 2147483647 (got ${timeoutMs})`));
     }
     expect(() => clientOf(platform.url, { tokenSkewSeconds: Number.NaN })).toThrow(/tokenSkewSeconds must be a number >= 0/);
-    expect(() => clientOf(platform.url, { maxResponseBytes: -5 })).toThrow(/maxResponseBytes must be a number >= 0/);
+    expect(() => clientOf(platform.url, { maxResponseBytes: -5 })).toThrow(new TypeError('maxResponseBytes must be a number > 0 (got -5)'));
+    expect(() => clientOf(platform.url, { maxResponseBytes: 0 })).toThrow(new TypeError('maxResponseBytes must be a number > 0 (got 0)'));
+    // What TypeScript types, checked for a JavaScript caller too.
+    const wrongKinds: Array<[Record<string, unknown>, string]> = [
+      [{ tokenEndpoint: 'jwt' }, `tokenEndpoint must be 'form' or 'basic' (got "jwt")`],
+      [{ fetch: 'nope' }, 'fetch must be a function (got string)'],
+      [{ observe: 5 }, 'observe must be a function (got number)'],
+      [{ scope: ['a'] }, 'scope must be a string (got object)'],
+      [{ signal: {} }, 'signal must be an AbortSignal'],
+    ];
+    for (const [wrong, message] of wrongKinds) expect(() => clientOf(platform.url, wrong as object)).toThrow(new TypeError(message));
     expect(() => clientOf('https://user:pass@platform.example')).toThrow(/baseUrl must not carry a user name or password/);
     const client = clientOf(platform.url);
     expect(await failureOf(client.GET(SELLERS, { timeoutMs: Number.NaN }))).toEqual(new TypeError('timeoutMs of a call must be a number of milliseconds from 1 to 2147483647 (got NaN)'));
