@@ -10,9 +10,9 @@ import { createLogger } from './http/logging.ts';
 import { DEMO_SELLER_ID } from './sandbox/demo-seller.ts';
 import { runSandbox } from './sandbox-server.ts';
 import { IN_MEMORY } from './store/data-directory.ts';
-import { checkOptions, type StartSandboxOptions } from './sandbox-options.ts';
+import { checkOptions, type SandboxEnv, type SandboxVariable, type StartSandboxOptions } from './sandbox-options.ts';
 
-export type { StartSandboxOptions };
+export type { SandboxEnv, SandboxVariable, StartSandboxOptions };
 
 /** The reference-only sandbox area's paths: sellers, plans, payment links, test clocks, notifications. */
 export type SandboxPaths = { [P in keyof paths as P extends `/sandbox/${string}` ? P : never]: paths[P] };
@@ -42,7 +42,7 @@ export interface Sandbox {
  * Where the sandbox keeps its data: the options first (`dataDir` alone means `disk`), then `env`,
  * then memory. `disk` is on disk: a `memory://` DATA_DIR in `env` does not make it memory.
  */
-function storageOf(options: StartSandboxOptions, env: Record<string, string>): Record<string, string> {
+function storageOf(options: StartSandboxOptions, env: SandboxEnv): Record<string, string> {
   if (options.databaseUrl) return { DATABASE_URL: options.databaseUrl };
   const storage = options.storage ?? (options.dataDir !== undefined ? 'disk' : undefined);
   const envDir = env.DATA_DIR || undefined;

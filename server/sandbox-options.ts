@@ -27,8 +27,13 @@ export interface StartSandboxOptions {
    * `DATA_DIR`, `databaseUrl` over `DATABASE_URL`, `logLevel` over `LOG_LEVEL`); a variable applies
    * when its option is not given.
    */
-  env?: Record<string, string> | undefined;
+  env?: SandboxEnv | undefined;
 }
+
+/** A documented variable of the sandbox (its README, "Variables"). */
+export type SandboxVariable = (typeof VARIABLES)[number];
+/** `env` of startSandbox: documented variables only, so that a misspelt name in an object literal does not compile. */
+export type SandboxEnv = { [Name in SandboxVariable]?: string | undefined };
 
 /** What a value is, never what it holds (a database URL or a variable may carry a secret). */
 function kindOf(value: unknown): string {
@@ -100,6 +105,7 @@ export function checkOptions(options: unknown): StartSandboxOptions {
         const hint = closest(name, VARIABLES);
         throw new TypeError(`env.${name} is not a variable of the sandbox${hint ? ` (did you mean ${hint}?)` : ''}; see "Variables" in its README`);
       }
+      if (value === undefined) continue; // as not given (the type allows it: a spread of optional settings)
       if (typeof value !== 'string') throw new TypeError(`env.${name} must be a string, not ${kindOf(value)}`);
     }
   }

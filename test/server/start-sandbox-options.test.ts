@@ -5,7 +5,7 @@ import { mkdtemp, readdir, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { startSandbox } from '../../server/index.ts';
+import { startSandbox, type StartSandboxOptions } from '../../server/index.ts';
 import { freePort } from '../support/processes.ts';
 
 let dir: string;
@@ -102,6 +102,19 @@ it('refuses options a JavaScript caller got wrong, naming the option, before any
     expect((failure as Error).message).toContain(message);
   }
   expect(await readdir(dir)).toEqual([]);
+});
+
+it('types env with the documented variables: a misspelt one in TypeScript does not compile, an undefined one is as not given', async () => {
+  // @ts-expect-error: not a variable of the sandbox (unused if env were typed Record<string, string>)
+  const misspelt: StartSandboxOptions = { env: { NOTIFICATION_RETRY_BASE: '1000' } };
+  expect(misspelt.env).toBeDefined();
+  const optional: string | undefined = undefined; // a spread of optional settings
+  const sandbox = await startSandbox({ env: { SANDBOX_ADMIN_TOKEN: optional, NOTIFICATION_RETRY_BASE_MS: '250' } });
+  try {
+    expect(sandbox.adminToken).toBe('sandbox-admin-token');
+  } finally {
+    await sandbox.close();
+  }
 });
 
 it('refuses a databaseUrl that is not a PostgreSQL URL as written, without quoting any of it (it may hold a password)', async () => {
