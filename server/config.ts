@@ -98,7 +98,7 @@ function milliseconds(name: string, value: string | undefined, fallback: number)
 
 function port(value: string | undefined): number {
   const n = wholeNumber(value) ?? 8080;
-  if (!(n >= 0 && n <= 65_535)) throw new Error(`PORT must be a port number, not ${quoted(value)}`);
+  if (!(n >= 0 && n <= 65_535)) throw new Error(`PORT must be a port number from 0 to 65535 (0 picks a free one), not ${quoted(value)}`);
   return n;
 }
 

@@ -3,10 +3,12 @@
 // `make run` starts): the documented variables, plus --port, --host, --data-dir and --database-url,
 // which win over them. Prints where it listens and the credentials to use; stops cleanly on
 // SIGTERM/SIGINT (exit 0).
-import { existsSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { DEFAULT_DEMO_CLIENT_SECRET, DEFAULT_SANDBOX_ADMIN_TOKEN, loadConfig, namingOption, type Config } from './config.ts';
 import { createLogger } from './http/logging.ts';
+import { PACKAGE_ROOT } from './package-root.ts';
 import { DEMO_SELLER_ID } from './sandbox/demo-seller.ts';
 import { closest } from './sandbox-options.ts';
 import { runSandbox, type RunningSandbox } from './sandbox-server.ts';
@@ -23,6 +25,7 @@ Options (each wins over its variable):
   --data-dir <path>     PGlite data directory (DATA_DIR, default .data/pglite under the current
                         directory; memory:// keeps nothing on disk)
   --database-url <url>  a PostgreSQL server instead of PGlite (DATABASE_URL)
+  -v, --version         the package's version
   -h, --help            this text
 
 Variables:
@@ -50,7 +53,7 @@ Variables:
 `;
 
 /** The environment with the command line's options applied over it. */
-function environmentOf(argv: string[], env: NodeJS.ProcessEnv): { env: NodeJS.ProcessEnv; given: Partial<Record<string, string>> } | 'help' {
+function environmentOf(argv: string[], env: NodeJS.ProcessEnv): { env: NodeJS.ProcessEnv; given: Partial<Record<string, string>> } | 'help' | 'version' {
   // `--port -1`: a value that starts with a dash is taken as one (parseArgs would call it ambiguous),
   // so that the setting's own check says what is wrong with it.
   const args: string[] = [];
@@ -66,10 +69,12 @@ function environmentOf(argv: string[], env: NodeJS.ProcessEnv): { env: NodeJS.Pr
       'data-dir': { type: 'string' },
       'database-url': { type: 'string' },
       help: { type: 'boolean', short: 'h' },
+      version: { type: 'boolean', short: 'v' },
     },
     strict: true,
   });
   if (values.help) return 'help';
+  if (values.version) return 'version';
   const withOptions = { ...env };
   const given: Partial<Record<string, string>> = {}; // the variables set from an option, by the option's name
   for (const [option, variable] of Object.entries(OPTION_VARIABLES)) {
@@ -80,6 +85,9 @@ function environmentOf(argv: string[], env: NodeJS.ProcessEnv): { env: NodeJS.Pr
   }
   return { env: withOptions, given };
 }
+
+/** The version in the sandbox package's package.json. */
+const packageVersion = (): string => (JSON.parse(readFileSync(join(PACKAGE_ROOT, 'package.json'), 'utf8')) as { version: string }).version;
 
 /** The options that take a value, and the variable each sets. */
 const OPTION_VARIABLES = { port: 'PORT', host: 'HOST', 'data-dir': 'DATA_DIR', 'database-url': 'DATABASE_URL' } as const;
@@ -117,8 +125,8 @@ function configOrExit(): Config {
   let given: Partial<Record<string, string>> = {};
   try {
     const options = environmentOf(process.argv.slice(2), process.env);
-    if (options === 'help') {
-      process.stdout.write(HELP);
+    if (options === 'help' || options === 'version') {
+      process.stdout.write(options === 'help' ? HELP : `@payment-platform/sandbox ${packageVersion()}\n`);
       process.exit(0);
     }
     given = options.given;

@@ -138,12 +138,12 @@ describe('whole-number variables (PORT, the limits, the intervals)', () => {
     for (const value of ['1e3', '0x10', '7.0', '-1', '+5', 'ten', '5 5']) {
       expect(() => loadConfig({ RATE_LIMIT_PER_SECOND: value })).toThrow(`RATE_LIMIT_PER_SECOND must be a whole number >= 0, not ${JSON.stringify(value)}`);
       expect(() => loadConfig({ NOTIFICATION_RETRY_BASE_MS: value })).toThrow(`NOTIFICATION_RETRY_BASE_MS must be a positive whole number of milliseconds, not ${JSON.stringify(value)}`);
-      expect(() => loadConfig({ PORT: value })).toThrow(`PORT must be a port number, not ${JSON.stringify(value)}`);
+      expect(() => loadConfig({ PORT: value })).toThrow(`PORT must be a port number from 0 to 65535 (0 picks a free one), not ${JSON.stringify(value)}`);
     }
-    expect(() => loadConfig({ PORT: '65536' })).toThrow('PORT must be a port number, not "65536"');
+    expect(() => loadConfig({ PORT: '65536' })).toThrow('PORT must be a port number from 0 to 65535 (0 picks a free one), not "65536"');
     expect(() => loadConfig({ BILLING_POLL_INTERVAL_MS: '0' })).toThrow('BILLING_POLL_INTERVAL_MS must be a positive whole number of milliseconds, not "0"');
     // A URL or a secret given to the wrong variable is not printed.
-    expect(() => loadConfig({ PORT: 'postgres://shop:s3cret@db/shop' })).toThrow('PORT must be a port number, not a value of 30 characters');
+    expect(() => loadConfig({ PORT: 'postgres://shop:s3cret@db/shop' })).toThrow('PORT must be a port number from 0 to 65535 (0 picks a free one), not a value of 30 characters');
     expect(() => loadConfig({ RATE_LIMIT_PER_SECOND: 'a-long-secret-token-value' })).toThrow('RATE_LIMIT_PER_SECOND must be a whole number >= 0, not a value of 25 characters');
   });
 });

@@ -59,6 +59,12 @@ describe('server/main.ts', () => {
     expect(names.filter((name) => !new RegExp(`\\b${name}\\b`).test(stdout))).toEqual([]);
   });
 
+  it('--version and -v print the package version and exit 0', async () => {
+    const { version } = JSON.parse(await readFile(`${ROOT}server/package.json`, 'utf8'));
+    const printed = await Promise.all(['--version', '-v'].map((flag) => promisify(execFile)(`${ROOT}node_modules/.bin/tsx`, ['server/main.ts', flag], { cwd: ROOT })));
+    expect(printed.map(({ stdout, stderr }) => [stdout, stderr])).toEqual([[`@payment-platform/sandbox ${version}\n`, ''], [`@payment-platform/sandbox ${version}\n`, '']]);
+  });
+
   it('issues a token to the demo client it seeded', async () => {
     const res = await fetch(`${url}/authentication/oauth2/-core/access_token`, { method: 'POST', body: new URLSearchParams(tokenForm()) });
     expect(res.status).toBe(200);
@@ -141,9 +147,9 @@ describe('server/main.ts on an address beyond this machine', () => {
       refusal(['--prot', '1']),
     ]);
     expect(results).toEqual([
-      [1, '--port must be a port number, not "-1"'],
+      [1, '--port must be a port number from 0 to 65535 (0 picks a free one), not "-1"'],
       [1, '--database-url must be a PostgreSQL URL (postgres://user:password@host:5432/database), written without spaces; this one is not'],
-      [1, 'PORT must be a port number, not "abc"'],
+      [1, 'PORT must be a port number from 0 to 65535 (0 picks a free one), not "abc"'],
       [1, '--data-dir must be a directory, or memory:// to keep nothing on disk; got "file:///x"'],
       [1, "Unknown option '--prot' (did you mean --port?)"],
     ]);
