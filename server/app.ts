@@ -13,6 +13,7 @@ import { refuseLooseIntegers } from './http/integer-spelling.ts';
 import { localHostNamesOnly } from './http/local-host-names.ts';
 import { oneLineOfEach } from './http/single-field-lines.ts';
 import { closeWhenBodyUnread } from './http/unread-bodies.ts';
+import { headAgain, headAsGet } from './http/head-requests.ts';
 import { ROUTING, type RoutedOperation } from './http/operations.ts';
 import { requireAccessToken } from './authentication/bearer.ts';
 import { countingRefusals, rateLimitPages, rateLimitPerClient } from './http/rate-limit.ts';
@@ -169,7 +170,9 @@ export async function createApp(deps: AppDeps, extraAreas: AreaRoutes[] = []): P
   // The validator is built once per process and bundle (http/contract-validator.ts); a response that
   // breaks the contract is answered by this app's error handler.
   answerContractViolations(app, renderErrors);
+  app.use(headAsGet); // a HEAD is validated as the GET it stands for (http/head-requests.ts)
   app.use(validatorOf(config, apiSpec));
+  app.use(headAgain);
 
   app.use(refuseNonText); // what the contract cannot say: open objects' members, Basic credentials
   app.use(authentication.routes);

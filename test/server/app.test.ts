@@ -303,6 +303,25 @@ describe('routes outside the contract', () => {
     expect(res.headers.allow).toBe('POST');
   });
 
+  it('answers HEAD as the GET it stands for: the same status and headers, no body; its security and checks as GET', async () => {
+    const headOf = async (path: string, headers: Record<string, string> = {}) => {
+      const [get, head] = await Promise.all(['GET', 'HEAD'].map((method) => fetch(`${sandbox.url}${path}`, { method, headers })));
+      const headBody = await head!.text();
+      const same = (name: string) => [head!.headers.get(name), get!.headers.get(name)];
+      await get!.arrayBuffer();
+      return { status: [head!.status, get!.status], type: same('content-type'), length: same('content-length'), allow: same('allow'), headBody };
+    };
+    const sellerBytes = String(Buffer.byteLength(JSON.stringify((await sandbox.http.get('/dpy/payment-link/v1/sellers').set(bearer(token))).body)));
+    expect(await headOf('/dpy/payment-link/v1/sellers', bearer(token))).toEqual({
+      status: [200, 200], type: ['application/json; charset=utf-8', 'application/json; charset=utf-8'], length: [sellerBytes, sellerBytes], allow: [null, null], headBody: '',
+    });
+    // Without its token, a 401 as for GET; another spelling of the path, 404; a method the path has not, 405.
+    expect(await headOf('/dpy/payment-link/v1/sellers')).toMatchObject({ status: [401, 401], headBody: '' });
+    expect(await headOf('/dpy/payment-link/v1/sellers/', bearer(token))).toMatchObject({ status: [404, 404], headBody: '' });
+    expect(await headOf('/authentication/oauth2/access_token')).toMatchObject({ status: [405, 405], allow: ['POST', 'POST'], headBody: '' });
+    expect(await headOf('/sandbox/v1/jwks')).toMatchObject({ status: [200, 200], headBody: '' });
+  });
+
   it('answers a documented operation no router implements with 501', async () => {
     const res = await sandbox.http.get('/dpy/payment-link/v1/not-implemented').set(bearer(token));
     expect(res.status).toBe(501);
