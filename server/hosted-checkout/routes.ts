@@ -10,6 +10,7 @@ import { ROUTING } from '../http/operations.ts';
 import { callerIp } from '../http/caller-address.ts';
 import { DOCUMENT_TYPES_BY_COUNTRY } from '../web-checkout/service.ts';
 import { frontendOfForm } from './notification.ts';
+import { bodySizeRefusal } from '../http/body-size.ts';
 import { refuseCrossSiteForms, refuseUnreadablePageInput } from './page-guard.ts';
 import { ownOrigins } from '../http/other-sites.ts';
 import { checkoutPage, contentSecurityPolicy, layoutOf, messagePage, type CheckoutPageModel } from './pages.ts';
@@ -66,6 +67,9 @@ function send(res: Response, status: number, html: string, nonce?: string, redir
   }).send(html);
 }
 
+/** The largest payment form a page takes: a few hundred bytes of fields. */
+const FORM_BYTES = 32 * 1024;
+
 /** A 303 after a payment form's post; kept by no cache, as the pages are. */
 function seeOther(res: Response, location: string) {
   res.set('cache-control', 'no-store').redirect(303, location);
@@ -75,7 +79,13 @@ export function checkoutPages(deps: { store: Store; config: Config; logger: Logg
   const { store, config } = deps;
   const now = deps.now ?? (() => new Date());
   const router = Router(ROUTING);
-  router.use(['/checkout', '/pay'], refuseCrossSiteForms(ownOrigins(config.publicBaseUrl)), express.urlencoded({ extended: false, limit: '32kb' }), refuseUnreadablePageInput);
+  router.use(
+    ['/checkout', '/pay'],
+    refuseCrossSiteForms(ownOrigins(config.publicBaseUrl)),
+    (req, _res, next) => next(bodySizeRefusal(req, FORM_BYTES)), // before the parser reads it (http/body-size.ts)
+    express.urlencoded({ extended: false, limit: FORM_BYTES }),
+    refuseUnreadablePageInput,
+  );
   const plainLayout = layoutOf({ primaryColor: '#0B3B8C', accentColor: '#F5A623', typeFace: 'Platform Micro Text' });
 
   function sendError(res: Response, error: unknown) {

@@ -9,6 +9,7 @@
 // grows with the square of the items: 60 KB holding 20 000 empty products took it 11 s, long
 // enough to stop the whole sandbox (attacker review, 2026-11-23).
 import express, { type Request, type RequestHandler } from 'express';
+import { bodyRefusal, bodySizeRefusal } from './body-size.ts';
 
 /** How deep a JSON body may nest; the contract's deepest request body is under 8 levels. */
 export const MAX_JSON_DEPTH = 32;
@@ -17,8 +18,6 @@ export const MAX_JSON_ARRAY_ITEMS = 1200;
 
 const [OPEN_OBJECT, OPEN_ARRAY, CLOSE_OBJECT, CLOSE_ARRAY, COMMA, QUOTE, BACKSLASH] = [0x7b, 0x5b, 0x7d, 0x5d, 0x2c, 0x22, 0x5c];
 
-// An http-error as body-parser raises them (400, shown to the client); error-normalising.ts words it.
-const refusal = (message: string, type: string) => Object.assign(new Error(message), { status: 400, expose: true, type });
 
 /**
  * body-parser's `verify`: one pass over the raw bytes (brackets and commas inside strings not
@@ -30,7 +29,7 @@ const refusal = (message: string, type: string) => Object.assign(new Error(messa
  * body-parser refuses `latin1`: an unsupported charset.
  */
 function refuseOversizedJson(_req: unknown, _res: unknown, body: Buffer, encoding: string): void {
-  if (encoding !== 'utf-8') throw Object.assign(refusal(`unsupported charset "${encoding.toUpperCase()}"`, 'charset.unsupported'), { status: 415 });
+  if (encoding !== 'utf-8') throw bodyRefusal(`unsupported charset "${encoding.toUpperCase()}"`, 'charset.unsupported', 415);
   const commas = new Int32Array(MAX_JSON_DEPTH + 1); // per level: commas seen, or -1 for an object
   let depth = 0;
   let inString = false;
@@ -41,11 +40,11 @@ function refuseOversizedJson(_req: unknown, _res: unknown, body: Buffer, encodin
       else if (byte === QUOTE) inString = false;
     } else if (byte === QUOTE) inString = true;
     else if (byte === OPEN_OBJECT || byte === OPEN_ARRAY) {
-      if (++depth > MAX_JSON_DEPTH) throw refusal('JSON nested too deep', 'entity.too.deep');
+      if (++depth > MAX_JSON_DEPTH) throw bodyRefusal('JSON nested too deep', 'entity.too.deep');
       commas[depth] = byte === OPEN_ARRAY ? 0 : -1;
     } else if (byte === CLOSE_OBJECT || byte === CLOSE_ARRAY) depth--;
     else if (byte === COMMA && depth > 0 && commas[depth]! >= 0 && ++commas[depth]! >= MAX_JSON_ARRAY_ITEMS) {
-      throw refusal('JSON array too long', 'entity.too.many.items');
+      throw bodyRefusal('JSON array too long', 'entity.too.many.items');
     }
   }
 }
@@ -60,7 +59,7 @@ function refuseInfiniteNumbers(req: Request, _res: unknown, next: (error?: unkno
   const pending: unknown[] = [req.body];
   while (pending.length) {
     const value = pending.pop();
-    if (typeof value === 'number' && !Number.isFinite(value)) return next(refusal('A JSON number beyond the range of a double', 'entity.number.range'));
+    if (typeof value === 'number' && !Number.isFinite(value)) return next(bodyRefusal('A JSON number beyond the range of a double', 'entity.number.range'));
     // One at a time: an object may hold ~130,000 members in a 1 MB body, more than a call's arguments may be.
     if (value && typeof value === 'object') for (const member of Object.values(value)) pending.push(member);
   }
@@ -70,69 +69,24 @@ function refuseInfiniteNumbers(req: Request, _res: unknown, next: (error?: unkno
 const takes = (req: Request, type: string) => req.operation?.bodyTypes.includes(type) === true;
 
 /**
- * The JSON and form parsers, each run only for an operation that takes its media type; a multipart
- * body (read later, by the validator's multer) that says it holds more than `multipartBytes` is
- * refused before it is read, as an oversized JSON body is (413). So is one that does not say how
- * much it holds (`Transfer-Encoding: chunked`, no `Content-Length`), with a 400: multer reads such a
- * body to its end, and the file parts after the first are read and dropped whatever their size, so
- * one request kept a CPU busy for the whole request timeout (attacker review, 2026-11-24).
+ * The JSON and form parsers, each run only for an operation that takes its media type. Before them,
+ * a body of one of these operations, multipart included (read later, by the validator's multer),
+ * that does not say its length, or says it is over the limit (`multipartBytes` for multipart), is
+ * refused unread: 400 and 413 (http/body-size.ts).
  */
 export function bodyParsers(limit: number, multipartBytes: number): RequestHandler[] {
   const json = express.json({ limit, verify: refuseOversizedJson });
   const form = express.urlencoded({ extended: false, limit });
-  const tooLarge = () => Object.assign(refusal('request entity too large', 'entity.too.large'), { status: 413 });
   return [
-    // What a body says of its size, before anything reads it. A JSON or form body over the limit:
-    // body-parser itself reads such a body to its end before it answers 413 (it drains, then errors),
-    // and the public token endpoint read 10 GB for one request so (re-attack review, 2026-11-24); a
-    // chunked one is still read up to the limit by the parser, then drained up to the request timeout.
+    // What a body says of its size, before anything reads it (http/body-size.ts).
     (req, _res, next) => {
-      const length = req.get('content-length');
-      if (takes(req, 'multipart/form-data')) {
-        if (length === undefined && req.get('transfer-encoding') !== undefined) return next(refusal('length required', 'length.required'));
-        return next(Number(length) > multipartBytes ? tooLarge() : undefined);
-      }
-      const parsed = takes(req, 'application/json') || takes(req, 'application/x-www-form-urlencoded');
-      if (!parsed) return next();
-      // A compressed body is counted by the parser as it inflates; sent chunked, the bytes after
-      // its limit would be read and dropped as above, and counting the compressed bytes here would
-      // not see that limit: such a body must say its length, as a multipart one must.
-      const encoding = (req.get('content-encoding') ?? 'identity').trim().toLowerCase();
-      if (length === undefined && req.get('transfer-encoding') !== undefined && encoding !== 'identity') return next(refusal('length required', 'compressed.length.required'));
-      next(Number(length) > limit ? tooLarge() : undefined);
+      const bytes = takes(req, 'multipart/form-data') ? multipartBytes : takes(req, 'application/json') || takes(req, 'application/x-www-form-urlencoded') ? limit : undefined;
+      next(bytes === undefined ? undefined : bodySizeRefusal(req, bytes));
     },
-    (req, res, next) => (takes(req, 'application/json') ? answerOverLimitAtOnce(json, limit, tooLarge)(req, res, next) : next()),
+    (req, res, next) => (takes(req, 'application/json') ? json(req, res, next) : next()),
     // A middleware of its own, after the parser: Express's error handling covers it, as any other.
     (req, res, next) => (takes(req, 'application/json') ? refuseInfiniteNumbers(req, res, next) : next()),
-    (req, res, next) => (takes(req, 'application/x-www-form-urlencoded') ? answerOverLimitAtOnce(form, limit, tooLarge)(req, res, next) : next()),
+    (req, res, next) => (takes(req, 'application/x-www-form-urlencoded') ? form(req, res, next) : next()),
   ];
 }
 
-/**
- * A JSON or form body sent chunked says nothing of its size, and body-parser, once it has read past
- * the limit, reads the rest and drops it before it answers 413: as long as the client sends, up to
- * the request timeout (re-attack review, 2026-11-24). Its bytes are counted here as they arrive,
- * beside the parser's own reading, and past the limit the 413 is answered at once
- * (closeWhenBodyUnread then closes the connection, which ends the reading); the parser's late
- * answer is dropped. A body with a `Content-Length` was measured before it was read.
- */
-function answerOverLimitAtOnce(parser: RequestHandler, limit: number, tooLarge: () => Error): RequestHandler {
-  return (req, res, next) => {
-    if (req.complete || req.get('content-length') !== undefined) return parser(req, res, next);
-    let received = 0;
-    let answered = false;
-    const count = (chunk: Buffer) => {
-      received += chunk.length;
-      if (received <= limit) return;
-      req.off('data', count);
-      answered = true;
-      next(tooLarge());
-    };
-    // Added before the parser adds its own, in the same turn: both listeners see every chunk.
-    req.on('data', count);
-    parser(req, res, (error?: unknown) => {
-      req.off('data', count);
-      if (!answered) next(error);
-    });
-  };
-}

@@ -52,8 +52,7 @@ const BODY_PARSER_MESSAGES: Record<string, string> = {
   'parameters.too.many': 'The request body has too many parameters',
   'encoding.unsupported': 'The request body encoding is not supported',
   'charset.unsupported': 'The request body charset is not supported',
-  'length.required': 'A multipart/form-data body must be sent with its Content-Length (a chunked body is not read)',
-  'compressed.length.required': 'A compressed body (Content-Encoding) must be sent with its Content-Length (a chunked one is not read)',
+  'length.required': 'A request body must be sent with its Content-Length (a chunked body is not read)',
 };
 
 interface ValidatorHttpError extends Error {
@@ -84,6 +83,13 @@ const isOutOfRange = (e: unknown) => {
   return code === '22003' || (code === '22P02' && /for type (smallint|integer|bigint)\b/.test((e as Error).message));
 };
 
+/** A 405's `Allow` names HEAD beside GET: the sandbox answers it as the GET (http/head-requests.ts). */
+function allowingHead(headers: Record<string, string>): Record<string, string> {
+  const allow = headers.Allow?.split(/,\s*/);
+  if (allow?.includes('GET') && !allow.includes('HEAD')) headers.Allow = [...allow, 'HEAD'].join(', ');
+  return headers;
+}
+
 /** Any thrown value as an ApiError; anything unexpected is a 500 that reveals nothing. */
 export function toApiError(error: unknown): ApiError {
   if (error instanceof ApiError) return error;
@@ -102,7 +108,7 @@ export function toApiError(error: unknown): ApiError {
   if (limitBroken) return new ApiError(400, undefined, limitBroken, [{ location: 'body', pointer: '', message: limitBroken }]);
   if (isValidatorError(error) && error.status < 500) {
     const problems = error.status === 400 ? oneProblemPerField(error.errors.map(problemOf)) : [];
-    return new ApiError(error.status, undefined, statusMessage(error.status), problems, { ...error.headers });
+    return new ApiError(error.status, undefined, statusMessage(error.status), problems, allowingHead({ ...error.headers }));
   }
   if (isClientHttpError(error) && error.status >= 400 && error.status < 500) {
     const message = (error.type && BODY_PARSER_MESSAGES[error.type]) || statusMessage(error.status);

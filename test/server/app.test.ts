@@ -105,16 +105,16 @@ describe('web checkout shape', () => {
     expectError(res, 413, { code: 'payload_too_large', message: 'Request body too large', details: [] });
   });
 
-  it('answers a chunked JSON body with 413 as soon as it passes the limit, closing the connection; a gzip one with its length is read', async () => {
+  it('refuses a JSON body sent chunked, compressed or not, before reading it (400), closing the connection; a gzip one with its length is read', async () => {
     const url = `${sandbox.url}/dpy/web-checkout/v1/payment-intent`;
     const headers = { ...bearer(token), 'Content-Type': 'application/json', 'Transfer-Encoding': 'chunked' };
-    const answer = await unendedRequest(url, { headers, first: `{"payment":{"amount":1,"currency":"BRL"},"padding":"${'x'.repeat(1024 * 1024)}` });
-    expect(answer).toEqual({ status: 413, body: { code: 'payload_too_large', message: 'Request body too large', details: [] }, connection: 'close', closedBySandbox: true });
-    const gzipped = await unendedRequest(url, { headers: { ...headers, 'Content-Encoding': 'gzip' }, first: gzipSync('{"payment":{"amount":1000,"currency":"BRL"}}') });
-    const message = 'A compressed body (Content-Encoding) must be sent with its Content-Length (a chunked one is not read)';
-    expect(gzipped).toEqual({ status: 400, body: { code: 'invalid_request', message, details: [{ message }] }, connection: 'close', closedBySandbox: true });
+    const message = 'A request body must be sent with its Content-Length (a chunked body is not read)';
+    const refused = { status: 400, body: { code: 'invalid_request', message, details: [{ message }] }, connection: 'close', closedBySandbox: true };
+    expect(await unendedRequest(url, { headers, first: '{"payment":{"amount":1000,"currency":"BRL"}}' })).toEqual(refused);
+    const gzipped = gzipSync('{"payment":{"amount":1000,"currency":"BRL"}}');
+    expect(await unendedRequest(url, { headers: { ...headers, 'Content-Encoding': 'gzip' }, first: gzipped })).toEqual(refused);
     // fetch sends a Buffer as it is, with its length.
-    const sized = await fetch(url, { method: 'POST', headers: { ...bearer(token), 'Content-Type': 'application/json', 'Content-Encoding': 'gzip' }, body: new Uint8Array(gzipSync('{"payment":{"amount":1000,"currency":"BRL"}}')) });
+    const sized = await fetch(url, { method: 'POST', headers: { ...bearer(token), 'Content-Type': 'application/json', 'Content-Encoding': 'gzip' }, body: new Uint8Array(gzipped) });
     expect(sized.status).toBe(201);
     expect(await sized.json()).toMatchObject({ payment_intent_id: expect.any(String) });
   });
@@ -320,6 +320,10 @@ describe('routes outside the contract', () => {
     expect(await headOf('/dpy/payment-link/v1/sellers/', bearer(token))).toMatchObject({ status: [404, 404], headBody: '' });
     expect(await headOf('/authentication/oauth2/access_token')).toMatchObject({ status: [405, 405], allow: ['POST', 'POST'], headBody: '' });
     expect(await headOf('/sandbox/v1/jwks')).toMatchObject({ status: [200, 200], headBody: '' });
+    // A 405 of a path that has a GET names HEAD too (RFC 9110 §10.2.1: the methods the path takes).
+    const wrongMethod = await sandbox.http.delete('/dpy/payment-link/v1/sellers').set(bearer(token));
+    expect(wrongMethod.status).toBe(405);
+    expect(wrongMethod.headers.allow).toBe('GET, HEAD');
   });
 
   it('answers a documented operation no router implements with 501', async () => {

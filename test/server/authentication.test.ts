@@ -82,28 +82,24 @@ describe('first form: credentials and scope in the form body', () => {
     expect(answer).toEqual({ status: 413, body: TOO_LARGE, connection: 'close', closedBySandbox: true });
   });
 
-  it('answers a chunked body with 413 as soon as it passes the limit, and closes the connection', async () => {
-    // body-parser read such a body past its limit to its end before answering: this one never ends.
+  it('refuses a body sent chunked, without its length, before reading it (400), and closes the connection', async () => {
+    // Its size is unknown until its end, and its framing is not body bytes: a chunk size padded with
+    // leading zeros read 11 GB of one request while counting 1 byte a megabyte. This one never ends.
+    const message = 'A request body must be sent with its Content-Length (a chunked body is not read)';
+    const refused = { status: 400, body: { error_code: 'invalid_request', message, status_code: 400 }, connection: 'close', closedBySandbox: true };
     const headers = { 'Content-Type': 'application/x-www-form-urlencoded', 'Transfer-Encoding': 'chunked' };
-    const first = `grant_type=client_credentials&client_id=${'a'.repeat(1024 * 1024)}`;
-    const answer = await unendedRequest(`${sandbox.url}${FIRST_FORM}`, { headers, first });
-    expect(answer).toEqual({ status: 413, body: TOO_LARGE, connection: 'close', closedBySandbox: true });
-    // Under the limit, a chunked form is read to its end and answered as any other.
-    const chunked = await slowTokenRequestTo(sandbox.url, () => undefined, 20);
-    expect(chunked.status).toBe(200);
-    expect(JSON.parse(chunked.body)).toMatchObject({ token_type: 'Bearer', scope: GATEWAY_SCOPE });
-  });
-
-  it('refuses a compressed body sent chunked (its size shows only as it inflates), and reads one with its Content-Length', async () => {
-    const form = gzipSync(new URLSearchParams(tokenForm()).toString());
-    const headers = { 'Content-Type': 'application/x-www-form-urlencoded', 'Content-Encoding': 'gzip', 'Transfer-Encoding': 'chunked' };
-    const answer = await unendedRequest(`${sandbox.url}${FIRST_FORM}`, { headers, first: form });
-    const message = 'A compressed body (Content-Encoding) must be sent with its Content-Length (a chunked one is not read)';
-    expect(answer).toEqual({ status: 400, body: { error_code: 'invalid_request', message, status_code: 400 }, connection: 'close', closedBySandbox: true });
-    // fetch sends a Buffer as it is, with its length (superagent would encode it as a form).
-    const sized = await fetch(`${sandbox.url}${FIRST_FORM}`, { method: 'POST', headers: { 'Content-Type': 'application/x-www-form-urlencoded', 'Content-Encoding': 'gzip' }, body: new Uint8Array(form) });
+    const form = new URLSearchParams(tokenForm()).toString();
+    expect(await unendedRequest(`${sandbox.url}${FIRST_FORM}`, { headers, first: form })).toEqual(refused);
+    // Compressed too; with its length, a compressed form is read (fetch sends a Buffer as it is, with its length).
+    const gzipped = gzipSync(form);
+    expect(await unendedRequest(`${sandbox.url}${FIRST_FORM}`, { headers: { ...headers, 'Content-Encoding': 'gzip' }, first: gzipped })).toEqual(refused);
+    const sized = await fetch(`${sandbox.url}${FIRST_FORM}`, { method: 'POST', headers: { 'Content-Type': 'application/x-www-form-urlencoded', 'Content-Encoding': 'gzip' }, body: new Uint8Array(gzipped) });
     expect(sized.status).toBe(200);
     expect(await sized.json()).toMatchObject({ token_type: 'Bearer', scope: GATEWAY_SCOPE });
+    // A form with its length that arrives in parts is read to its end.
+    const inParts = await slowTokenRequestTo(sandbox.url, () => undefined, 20);
+    expect(inParts.status).toBe(200);
+    expect(JSON.parse(inParts.body)).toMatchObject({ token_type: 'Bearer', scope: GATEWAY_SCOPE });
   });
 
   it.each([

@@ -8,6 +8,7 @@ import { validateCheckoutNotification } from '../../client/webhooks/verify.ts';
 import { DEMO_SELLER } from '../../server/sandbox/demo-seller.ts';
 import { notificationRepository } from '../../server/notifications/repository.ts';
 import type { TestServer } from './support/server.ts';
+import { unendedRequest } from '../support/unended-request.ts';
 import { createLink, createSeller, setLinkColumns, STORES, type SandboxSeller } from './support/payment-link.ts';
 import {
   APPROVED, buyerForm, cardForm, configureCheckout, createIntent, databaseDump, deliveryForm, DENIED, startMerchant, THREEDS_DENIED, type Merchant, WC,
@@ -101,6 +102,22 @@ for (const kind of STORES) {
     });
 
     describe('paying an intent', () => {
+      it('answers a form that says it is too large (413) or does not say its length (400) before reading it, and closes the connection', async () => {
+        const intent = await createIntent(server, seller.token);
+        const url = `${server.url}/checkout/${intent.payment_intent_id}/pay`;
+        const first = new URLSearchParams(cardForm(APPROVED)).toString();
+        const form = { 'Content-Type': 'application/x-www-form-urlencoded' };
+        // body-parser read such a form to its end before its 413: 100 GB announced, a few bytes sent.
+        const large = await unendedRequest(url, { headers: { ...form, 'Content-Length': '100000000000' }, first });
+        expect(large).toMatchObject({ status: 413, connection: 'close', closedBySandbox: true });
+        expect(large.body).toContain('The form is too large to be sent.');
+        const chunked = await unendedRequest(url, { headers: { ...form, 'Transfer-Encoding': 'chunked' }, first });
+        expect(chunked).toMatchObject({ status: 400, connection: 'close', closedBySandbox: true });
+        expect(chunked.body).toContain('The form could not be read');
+        expect(await paymentsOf(intent.payment_intent_id)).toEqual([]);
+        expect((await intentRow(intent.payment_intent_id)).status).toBe('created');
+      });
+
       it('approved card: 303 to success_url with the intent id, intent paid, bin and last four only, instant notification enqueued', async () => {
         const intent = await createIntent(server, seller.token);
         const id = intent.payment_intent_id;
@@ -298,11 +315,11 @@ for (const kind of STORES) {
       it("keeps the merchant's own query on its return addresses as written, the intent's id appended (a signed URL still verifies)", async () => {
         const owner = await createSeller(server);
         await configureCheckout(server, owner.token, MERCHANT);
-        const query = 'next=%2Fcart%20x&flag&sig=a%2Bb~&payment_intent_id=stale&note=caf%C3%A9+1';
+        const query = 'next=%2Fcart%20x&flag&sig=a%2Bb~&payment_intent_id=stale&&note=caf%C3%A9+1';
         const urls = { success_url: `${MERCHANT.url}/success?${query}#top`, error_url: `${MERCHANT.url}/error?${query}` };
         const configured = await server.http.patch(`${WC}/technical-configurations`).set('Authorization', `Bearer ${owner.token}`).send(urls);
         expect(configured.status).toBe(200);
-        const kept = 'next=%2Fcart%20x&flag&sig=a%2Bb~&note=caf%C3%A9+1';
+        const kept = 'next=%2Fcart%20x&flag&sig=a%2Bb~&&note=caf%C3%A9+1';
         const approved = (await createIntent(server, owner.token)).payment_intent_id;
         const paid = await pay(approved, cardForm(APPROVED));
         expect(paid.status).toBe(303);

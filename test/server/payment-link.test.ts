@@ -570,7 +570,7 @@ describe.each(STORES)('payment link API (%s)', (kind) => {
           first: Buffer.concat([Buffer.from(head), PNG]),
         });
       const res = await unended({ 'Transfer-Encoding': 'chunked' });
-      const message = 'A multipart/form-data body must be sent with its Content-Length (a chunked body is not read)';
+      const message = 'A request body must be sent with its Content-Length (a chunked body is not read)';
       expect(res).toEqual({ status: 400, body: { error_code: 'invalid_request', message, status_code: 400, details: [{ message, path: 'body' }] }, connection: 'close', closedBySandbox: true });
       // A body that says it is larger than an upload may be: 413, the connection closed the same way.
       const large = await unended({ 'Content-Length': String(7 * 1024 * 1024) });

@@ -7,7 +7,7 @@ export function slowTokenRequestTo(base: string, onHeadersSent: () => void, paus
   return new Promise((resolve, reject) => {
     const req = httpRequest(`${base}/authentication/oauth2/-core/access_token`, {
       method: 'POST',
-      headers: { 'content-type': 'application/x-www-form-urlencoded', 'transfer-encoding': 'chunked' },
+      headers: { 'content-type': 'application/x-www-form-urlencoded', 'content-length': String(Buffer.byteLength(new URLSearchParams(tokenForm()).toString())) },
     });
     req.on('error', reject);
     req.on('response', (res) => {

@@ -1,0 +1,21 @@
+// What a request body says of its size, judged before anything reads it. The parsers (body-parser
+// for JSON and forms, multer for multipart) read a body they refuse to its end before they answer,
+// for as long as the client sends, up to the request timeout: a body announcing 10 GB was read for
+// 30 s (re-attack review, 2026-11-24). And a body sent chunked says nothing of its size until it
+// has all arrived; its framing is not even body bytes (a chunk size padded with a million leading
+// zeros, chunk extensions), so counting what arrives bounds nothing: one request to the public
+// token endpoint was read 11 GB deep, 23 s of CPU (re-attack review, 2026-11-25). So a body the
+// sandbox reads must say its length (RFC 9112 §6.3 lets a server require it), and one that says it
+// is over the limit is refused unread; closeWhenBodyUnread (unread-bodies.ts) then closes the
+// connection rather than read the rest.
+import type { Request } from 'express';
+
+/** An http-error as body-parser raises them (4xx, shown to the client); error-normalising.ts words it by `type`. */
+export const bodyRefusal = (message: string, type: string, status = 400) => Object.assign(new Error(message), { status, expose: true, type });
+
+/** The refusal of a body that does not say its length, or says it is over `limit` bytes; undefined for one within it, or none. */
+export function bodySizeRefusal(req: Request, limit: number): Error | undefined {
+  const length = req.get('content-length');
+  if (length === undefined) return req.get('transfer-encoding') === undefined ? undefined : bodyRefusal('length required', 'length.required');
+  return Number(length) > limit ? bodyRefusal('request entity too large', 'entity.too.large', 413) : undefined;
+}
