@@ -180,17 +180,18 @@ function nonNegative(name: string, value: number | undefined, fallback: number):
   return value;
 }
 
-function positive(name: string, value: number | undefined, fallback: number): number {
+function wholePositive(name: string, value: number | undefined, fallback: number): number {
   if (value === undefined) return fallback;
-  if (!Number.isFinite(value) || value <= 0) throw new TypeError(`${name} must be a number > 0 (got ${String(value)})`);
+  if (!Number.isSafeInteger(value) || value < 1) throw new TypeError(`${name} must be a whole number >= 1 (got ${String(value)})`);
   return value;
 }
 
 /** The options TypeScript types but a JavaScript caller may still get wrong: each checked when the client is made. */
 function checkKinds(options: PlatformClientOptions): void {
   const given = options as unknown as Record<string, unknown>;
+  // null is taken as not given, as it always was (`signal: x ?? null`).
   for (const name of ['fetch', 'observe'] as const) {
-    if (given[name] !== undefined && typeof given[name] !== 'function') throw new TypeError(`${name} must be a function (got ${typeof given[name]})`);
+    if (given[name] != null && typeof given[name] !== 'function') throw new TypeError(`${name} must be a function (got ${typeof given[name]})`);
   }
   for (const name of ['clientId', 'clientSecret', 'scope'] as const) {
     if (given[name] !== undefined && typeof given[name] !== 'string') throw new TypeError(`${name} must be a string (got ${typeof given[name]})`);
@@ -199,7 +200,7 @@ function checkKinds(options: PlatformClientOptions): void {
     throw new TypeError(`tokenEndpoint must be ${TOKEN_ENDPOINT_FORMS.map((form) => `'${form}'`).join(' or ')} (got ${JSON.stringify(given.tokenEndpoint)})`);
   }
   const signal = given.signal as { aborted?: unknown; addEventListener?: unknown } | null | undefined;
-  if (signal !== undefined && (typeof signal !== 'object' || signal === null || typeof signal.aborted !== 'boolean' || typeof signal.addEventListener !== 'function')) {
+  if (signal != null && (typeof signal !== 'object' || typeof signal.aborted !== 'boolean' || typeof signal.addEventListener !== 'function')) {
     throw new TypeError('signal must be an AbortSignal');
   }
 }
@@ -240,7 +241,7 @@ export function createPlatformClient(options: PlatformClientOptions): PlatformCl
       maxDelayMs: Math.min(nonNegative('retryMaxDelayMs', options.retryMaxDelayMs, DEFAULT_RETRY_MAX_DELAY_MS), MAX_TIMEOUT_MS),
     },
     observe: options.observe,
-    maxResponseBytes: positive('maxResponseBytes', options.maxResponseBytes, DEFAULT_MAX_RESPONSE_BYTES),
+    maxResponseBytes: wholePositive('maxResponseBytes', options.maxResponseBytes, DEFAULT_MAX_RESPONSE_BYTES),
     tokens: () => tokens,
   });
   const { clientId, clientSecret } = options;

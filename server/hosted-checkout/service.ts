@@ -70,7 +70,7 @@ function parameterName(pair: string): string | undefined {
  * address (attacker review, 2026-11-25).
  */
 function withQueryParameter(url: URL, name: string, value: string): string {
-  const kept = url.search.slice(1).split('&').filter((pair) => pair !== '' && parameterName(pair) !== name);
+  const kept = url.search === '' ? [] : url.search.slice(1).split('&').filter((pair) => parameterName(pair) !== name);
   url.search = [...kept, `${name}=${encodeURIComponent(value)}`].join('&');
   return url.toString();
 }

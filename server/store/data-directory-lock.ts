@@ -188,11 +188,14 @@ function guardedFs() {
         givenUp = true;
         return done(Object.assign(new Error(notRenewed(late)), { code: 'ENOENT' }));
       }
+      // Counted from when it is written, not from its answer: an answer that came late must not
+      // make a lock that may have gone stale meanwhile look fresh (re-attack review, 2026-11-25).
+      const writtenAt = Date.now();
       writingMs = mtime.getTime();
       utimes(path, atime, mtime, (error) => {
         writingMs = undefined;
         if (!error) {
-          renewedAt = Date.now();
+          renewedAt = writtenAt;
           writtenMs = mtime.getTime();
         }
         done(error);

@@ -437,8 +437,9 @@ describe('refused before sending', () => {
       expect(() => clientOf(platform.url, { timeoutMs })).toThrow(new TypeError(`timeoutMs must be a number of milliseconds from 1 to 2147483647 (got ${timeoutMs})`));
     }
     expect(() => clientOf(platform.url, { tokenSkewSeconds: Number.NaN })).toThrow(/tokenSkewSeconds must be a number >= 0/);
-    expect(() => clientOf(platform.url, { maxResponseBytes: -5 })).toThrow(new TypeError('maxResponseBytes must be a number > 0 (got -5)'));
-    expect(() => clientOf(platform.url, { maxResponseBytes: 0 })).toThrow(new TypeError('maxResponseBytes must be a number > 0 (got 0)'));
+    for (const maxResponseBytes of [-5, 0, 0.5]) {
+      expect(() => clientOf(platform.url, { maxResponseBytes })).toThrow(new TypeError(`maxResponseBytes must be a whole number >= 1 (got ${maxResponseBytes})`));
+    }
     // What TypeScript types, checked for a JavaScript caller too.
     const wrongKinds: Array<[Record<string, unknown>, string]> = [
       [{ tokenEndpoint: 'jwt' }, `tokenEndpoint must be 'form' or 'basic' (got "jwt")`],
@@ -448,6 +449,8 @@ describe('refused before sending', () => {
       [{ signal: {} }, 'signal must be an AbortSignal'],
     ];
     for (const [wrong, message] of wrongKinds) expect(() => clientOf(platform.url, wrong as object)).toThrow(new TypeError(message));
+    // null is as not given (`signal: x ?? null`), as before these checks.
+    expect(clientOf(platform.url, { signal: null, fetch: null, observe: null } as object)).toBeDefined();
     expect(() => clientOf('https://user:pass@platform.example')).toThrow(/baseUrl must not carry a user name or password/);
     const client = clientOf(platform.url);
     expect(await failureOf(client.GET(SELLERS, { timeoutMs: Number.NaN }))).toEqual(new TypeError('timeoutMs of a call must be a number of milliseconds from 1 to 2147483647 (got NaN)'));

@@ -2,7 +2,7 @@
 // from a page that had them in its own (`Referer`): the request log, even at trace level, carries
 // the URL, the query and the Referer with those values redacted, and the other parameters as sent.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { LOGGED, MORE_HEADERS, redactReferer, redactUrl } from '../../server/http/logging.ts';
+import { LOGGED, MORE_HEADERS, redactReferer, redactUrl, withoutCardNumbers } from '../../server/http/logging.ts';
 import { AUTH_BUNDLE, startTestServer, tokenForm, type TestServer } from './support/server.ts';
 
 const SECRETS = {
@@ -202,6 +202,7 @@ describe('redactUrl', () => {
     ['/a?id=9-4111-1111-1111-1111-9&c=4111 1111 1111 1111 123', '/a?id=[redacted]&c=[redacted]'],
     // Separators as the hosted page's form drops them: any amount of white space or dashes, encoded or not.
     ['/a?a=4111++1111++1111++1111&b=4111%09%091111%0A1111%0D%0A1111&c=4111%2B1111%2B1111%2B1111&d=4111 -\t1111--1111  1111', '/a?a=[redacted]&b=[redacted]&c=[redacted]&d=[redacted]'],
+    ['/a?v=4111%0B1111%0c1111%0B1111&n=4111%C2%A01111%c2%a01111%C2%A01111', '/a?v=[redacted]&n=[redacted]'],
     // Percent-encoded digits and dashes, and a card number inside an encoded URL, are the same card number.
     ['/a/%34111111111111111?q=%34%31%31%31%31%31%31%31%31%31%31%31%31%31%31%31&d=4111%2D1111%2D1111%2D1111', '/a/[redacted]?q=[redacted]&d=[redacted]'],
     ['/a?next=%2Fpay%3Fcc%3D4111111111111111', '/a?next=%2Fpay%3Fcc%3D[redacted]'],
@@ -217,6 +218,16 @@ describe('redactUrl', () => {
   ])('%s is logged as %s', (url, logged) => {
     expect(redactUrl(url)).toBe(logged);
   });
+});
+
+it('looks for card numbers in time linear in the text: 200 KB of encoded spaces, whose digits are each a start', () => {
+  // A complexity guard, not a speed measure: the unbounded separator run took ~66 ms for 16 KB and
+  // grew with the square of the length (~10 s here); bounded, this is a few milliseconds.
+  for (const hostile of ['%20'.repeat(70_000), '%09'.repeat(70_000), `4${' '.repeat(8)}1`.repeat(20_000)]) {
+    const started = performance.now();
+    withoutCardNumbers(hostile);
+    expect(performance.now() - started).toBeLessThan(1_000);
+  }
 });
 
 describe('redactReferer', () => {
