@@ -18,7 +18,6 @@ export const MAX_JSON_ARRAY_ITEMS = 1200;
 
 const [OPEN_OBJECT, OPEN_ARRAY, CLOSE_OBJECT, CLOSE_ARRAY, COMMA, QUOTE, BACKSLASH] = [0x7b, 0x5b, 0x7d, 0x5d, 0x2c, 0x22, 0x5c];
 
-
 /**
  * body-parser's `verify`: one pass over the raw bytes (brackets and commas inside strings not
  * counted), keeping for each open bracket whether it is an array and how many commas it holds.
@@ -89,4 +88,3 @@ export function bodyParsers(limit: number, multipartBytes: number): RequestHandl
     (req, res, next) => (takes(req, 'application/x-www-form-urlencoded') ? form(req, res, next) : next()),
   ];
 }
-
