@@ -4068,8 +4068,9 @@ export interface components {
         };
         /**
          * @description Request body too large. **Package decision (the seed does not show body limits):** a request
-         *     body over the limit answers 413 in the area's error body. The reference sandbox accepts JSON and
-         *     form bodies up to 1 MiB (product images: see their own limit).
+         *     body over the limit answers 413 in the area's error body. The reference sandbox accepts a token
+         *     form of up to 16 KiB (a token request is a few hundred bytes), sent with its `Content-Length` and
+         *     not compressed (otherwise a 400).
          */
         TokenPayloadTooLarge: {
             headers: {
@@ -4150,8 +4151,9 @@ export interface components {
         };
         /**
          * @description Request body too large. **Package decision (the seed does not show body limits):** a request
-         *     body over the limit answers 413 in the area's error body. The reference sandbox accepts JSON and
-         *     form bodies up to 1 MiB (product images: see their own limit).
+         *     body over the limit answers 413 in the area's error body. The reference sandbox accepts a token
+         *     form of up to 16 KiB (a token request is a few hundred bytes), sent with its `Content-Length` and
+         *     not compressed (otherwise a 400).
          */
         OAuthPayloadTooLarge: {
             headers: {
@@ -4285,8 +4287,8 @@ export interface components {
         };
         /**
          * @description Request body too large. **Package decision (the seed does not show body limits):** a request
-         *     body over the limit answers 413 in the area's error body. The reference sandbox accepts JSON and
-         *     form bodies up to 1 MiB (product images: see their own limit).
+         *     body over the limit answers 413 in the area's error body. The reference sandbox accepts JSON
+         *     bodies up to 1 MiB, sent with their `Content-Length` and not compressed (otherwise a 400).
          */
         WebCheckoutPayloadTooLarge: {
             headers: {
@@ -4366,8 +4368,8 @@ export interface components {
         };
         /**
          * @description Request body too large. **Package decision (the seed does not show body limits):** a request
-         *     body over the limit answers 413 in the area's error body. The reference sandbox accepts JSON and
-         *     form bodies up to 1 MiB (product images: see their own limit).
+         *     body over the limit answers 413 in the area's error body. The reference sandbox accepts JSON
+         *     bodies up to 1 MiB, sent with their `Content-Length` and not compressed (otherwise a 400).
          */
         SubscriptionPayloadTooLarge: {
             headers: {
@@ -4475,8 +4477,8 @@ export interface components {
         };
         /**
          * @description Request body too large. **Package decision (the seed does not show body limits):** a request
-         *     body over the limit answers 413 in the area's error body. The reference sandbox accepts JSON and
-         *     form bodies up to 1 MiB (product images: see their own limit).
+         *     body over the limit answers 413 in the area's error body. The reference sandbox accepts JSON
+         *     bodies up to 1 MiB, sent with their `Content-Length` and not compressed (otherwise a 400).
          */
         SubscriptionWebhookPayloadTooLarge: {
             headers: {

@@ -33,7 +33,9 @@ export function errorHandler(
     // The validator's operation; else the one security routed to (the validator refuses a path
     // parameter that does not decode, `%`, before it names the operation).
     const operation = (req as { openapi?: { schema?: DocumentedOperation } }).openapi?.schema ?? routedOperation(req);
-    const rendered = renderError(error, { method: req.method, path: req.path, template: req.operation?.template }, operation);
+    // A HEAD is answered as its GET (http/head-requests.ts), errors included: the area's rules name GETs.
+    const method = req.method === 'HEAD' ? 'GET' : req.method;
+    const rendered = renderError(error, { method, path: req.path, template: req.operation?.template }, operation);
     res.status(rendered.status).set(rendered.headers);
     (res.locals as Record<symbol, unknown>)[SENDING_ERROR_BODY] = true;
     if (rendered.text !== undefined) res.type('text/plain').send(rendered.text);

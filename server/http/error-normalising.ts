@@ -50,7 +50,7 @@ const BODY_PARSER_MESSAGES: Record<string, string> = {
   'entity.too.many.items': `The request body has an array of more than ${MAX_JSON_ARRAY_ITEMS} items`,
   'entity.number.range': 'The request body has a number beyond the range of a 64-bit float (about ±1.8e308)',
   'parameters.too.many': 'The request body has too many parameters',
-  'encoding.unsupported': 'The request body encoding is not supported',
+  'encoding.unsupported': 'The request body must not be compressed (a Content-Encoding other than identity is not read)',
   'charset.unsupported': 'The request body charset is not supported',
   'length.required': 'A request body must be sent with its Content-Length (a chunked body is not read)',
 };

@@ -114,6 +114,9 @@ for (const kind of STORES) {
         const chunked = await unendedRequest(url, { headers: { ...form, 'Transfer-Encoding': 'chunked' }, first });
         expect(chunked).toMatchObject({ status: 400, connection: 'close', closedBySandbox: true });
         expect(chunked.body).toContain('The form could not be read');
+        const compressed = await server.http.post(`/checkout/${intent.payment_intent_id}/pay`).type('form').set('Content-Encoding', 'gzip').send(first);
+        expect(compressed.status).toBe(400);
+        expect(compressed.text).toContain('The form could not be read');
         expect(await paymentsOf(intent.payment_intent_id)).toEqual([]);
         expect((await intentRow(intent.payment_intent_id)).status).toBe('created');
       });

@@ -346,6 +346,13 @@ describe.each(STORES)('payment link API (%s)', (kind) => {
       // A path of the area the contract does not describe is the area's plain 404.
       const elsewhere = await get(`/payment-links/by-short-ids/${link.short_id}`);
       expect([elsewhere.status, elsewhere.body]).toEqual([404, { error_code: 'not_found', message: 'Not found', status_code: 404 }]);
+      // HEAD gets the GET's answer, its error too: the same status and length (the lookup's 404, not the plain one).
+      for (const id of ['nope', 'x'.repeat(300), link.short_id]) {
+        const [viaGet, viaHead] = await Promise.all(['GET', 'HEAD'].map((method) => fetch(`${server.url}${BASE}/payment-links/by-short-id/${id}`, { method })));
+        expect([viaHead!.status, viaHead!.headers.get('content-length')], id).toEqual([viaGet!.status, viaGet!.headers.get('content-length')]);
+        expect(await viaHead!.text()).toBe('');
+        await viaGet!.arrayBuffer();
+      }
     });
   });
 
