@@ -85,10 +85,12 @@ export function bodyParsers(limit: number, multipartBytes: number): RequestHandl
   const form = express.urlencoded({ extended: false, limit: formBytes });
   return [
     // What a body says of its size, before anything reads it (http/body-size.ts).
-    // A body in a media type the operation does not take is never read (the validator refuses its type).
+    // A JSON or form body in a media type the operation does not take is never read (the parsers
+    // match the type as req.is does; the validator refuses it unread). Any body of the upload is
+    // measured: the validator hands it to multer on a substring of its Content-Type.
     (req, _res, next) => {
       const reads = (type: string) => takes(req, type) && Boolean(req.is(type));
-      const bytes = reads('multipart/form-data') ? multipartBytes : reads('application/json') ? limit : reads('application/x-www-form-urlencoded') ? formBytes : undefined;
+      const bytes = takes(req, 'multipart/form-data') ? multipartBytes : reads('application/json') ? limit : reads('application/x-www-form-urlencoded') ? formBytes : undefined;
       next(bytes === undefined ? undefined : bodySizeRefusal(req, bytes));
     },
     (req, res, next) => (takes(req, 'application/json') ? json(req, res, next) : next()),
