@@ -158,8 +158,10 @@ describe('time limits after a garbage collection', () => {
       if (req.url === TOKEN) return token(res);
       // Never answers the API.
     });
-    const withSignal = clientOf(silent.url, { signal: new AbortController().signal, timeoutMs: 300, maxRetries: 0 });
-    const withMiddleware = clientOf(silent.url, { timeoutMs: 300, maxRetries: 0 });
+    // 1 s: time enough for the token exchange, which the same limit bounds, on a loaded machine (300 ms
+    // was not, once: the token request timed out); still pending through the collections below.
+    const withSignal = clientOf(silent.url, { signal: new AbortController().signal, timeoutMs: 1_000, maxRetries: 0 });
+    const withMiddleware = clientOf(silent.url, { timeoutMs: 1_000, maxRetries: 0 });
     withMiddleware.use({ onRequest: () => undefined });
     for (const client of [withSignal, withMiddleware]) {
       const call = failureOf(client.GET(SELLERS));
