@@ -13,6 +13,7 @@ import { createServer, type RequestListener } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Logger } from 'pino';
 import type { Config } from './config.ts';
+import { askForBodiesWhenRead } from './http/body-size.ts';
 import { answerClientErrors } from './http/client-errors.ts';
 import { migrate } from './store/migrate.ts';
 import { type Store } from './store/store.ts';
@@ -83,6 +84,7 @@ export async function runSandbox(configured: Config, logger: Logger, options: Ru
     (req, res) => void appReady.then((app) => app(req, res)),
   );
   answerClientErrors(server);
+  askForBodiesWhenRead(server); // `100 Continue` only for a body about to be read (http/body-size.ts)
   const port = await listen(server, configured.port, configured.host);
   const logLines = storeLogLines(logger);
   const onFailure = (error: Error) => {

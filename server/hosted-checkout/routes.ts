@@ -10,7 +10,7 @@ import { ROUTING } from '../http/operations.ts';
 import { callerIp } from '../http/caller-address.ts';
 import { DOCUMENT_TYPES_BY_COUNTRY } from '../web-checkout/service.ts';
 import { frontendOfForm } from './notification.ts';
-import { bodySizeRefusal } from '../http/body-size.ts';
+import { measuredBody } from '../http/body-size.ts';
 import { refuseCrossSiteForms, refuseUnreadablePageInput } from './page-guard.ts';
 import { ownOrigins } from '../http/other-sites.ts';
 import { checkoutPage, contentSecurityPolicy, layoutOf, messagePage, type CheckoutPageModel } from './pages.ts';
@@ -82,7 +82,7 @@ export function checkoutPages(deps: { store: Store; config: Config; logger: Logg
   router.use(
     ['/checkout', '/pay'],
     refuseCrossSiteForms(ownOrigins(config.publicBaseUrl)),
-    (req, _res, next) => next(bodySizeRefusal(req, FORM_BYTES)), // before the parser reads it (http/body-size.ts)
+    (req, res, next) => next(measuredBody(req, res, FORM_BYTES)), // before the parser reads it (http/body-size.ts)
     express.urlencoded({ extended: false, limit: FORM_BYTES }),
     refuseUnreadablePageInput,
   );

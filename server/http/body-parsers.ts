@@ -9,7 +9,7 @@
 // grows with the square of the items: 60 KB holding 20 000 empty products took it 11 s, long
 // enough to stop the whole sandbox (attacker review, 2026-11-23).
 import express, { type Request, type RequestHandler } from 'express';
-import { bodyRefusal, bodySizeRefusal } from './body-size.ts';
+import { bodyRefusal, measuredBody } from './body-size.ts';
 
 /** How deep a JSON body may nest; the contract's deepest request body is under 8 levels. */
 export const MAX_JSON_DEPTH = 32;
@@ -88,10 +88,10 @@ export function bodyParsers(limit: number, multipartBytes: number): RequestHandl
     // A JSON or form body in a media type the operation does not take is never read (the parsers
     // match the type as req.is does; the validator refuses it unread). Any body of the upload is
     // measured: the validator hands it to multer on a substring of its Content-Type.
-    (req, _res, next) => {
+    (req, res, next) => {
       const reads = (type: string) => takes(req, type) && Boolean(req.is(type));
       const bytes = takes(req, 'multipart/form-data') ? multipartBytes : reads('application/json') ? limit : reads('application/x-www-form-urlencoded') ? formBytes : undefined;
-      next(bytes === undefined ? undefined : bodySizeRefusal(req, bytes));
+      next(bytes === undefined ? undefined : measuredBody(req, res, bytes));
     },
     (req, res, next) => (takes(req, 'application/json') ? json(req, res, next) : next()),
     // A middleware of its own, after the parser: Express's error handling covers it, as any other.

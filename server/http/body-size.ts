@@ -8,7 +8,8 @@
 // sandbox reads must say its length (RFC 9112 §6.3 lets a server require it), and one that says it
 // is over the limit is refused unread; closeWhenBodyUnread (unread-bodies.ts) then closes the
 // connection rather than read the rest.
-import type { Request } from 'express';
+import type { Request, Response } from 'express';
+import type { Server } from 'node:http';
 
 /** An http-error as body-parser raises them (4xx, shown to the client); error-normalising.ts words it by `type`. */
 export const bodyRefusal = (message: string, type: string, status = 400) => Object.assign(new Error(message), { status, expose: true, type });
@@ -26,4 +27,26 @@ export function bodySizeRefusal(req: Request, limit: number): Error | undefined 
   const length = req.get('content-length');
   if (length === undefined) return req.get('transfer-encoding') === undefined ? undefined : bodyRefusal('length required', 'length.required');
   return Number(length) > limit ? bodyRefusal('request entity too large', 'entity.too.large', 413) : undefined;
+}
+
+/**
+ * `bodySizeRefusal`, and for a body that passes, the `100 Continue` its client may be waiting for
+ * (`Expect: 100-continue`): the server asks for a body only once it is about to read it
+ * (askForBodiesWhenRead). A body refused, or never read (a path that names nothing, a credential
+ * refused, a media type the operation does not take), gets its answer without one, so a client
+ * that waits sends none of it.
+ */
+export function measuredBody(req: Request, res: Response, limit: number): Error | undefined {
+  const refused = bodySizeRefusal(req, limit);
+  if (!refused && /^100-continue$/i.test(req.get('expect')?.trim() ?? '')) res.writeContinue();
+  return refused;
+}
+
+/**
+ * Node answers `Expect: 100-continue` with `100 Continue` before any application code runs, which
+ * invites a body the sandbox may refuse unread (second re-attack review, 2026-11-25): with a
+ * `checkContinue` listener it does not, and the request goes to the app as any other.
+ */
+export function askForBodiesWhenRead(server: Server): void {
+  server.on('checkContinue', (req, res) => server.emit('request', req, res));
 }
