@@ -4,6 +4,7 @@ import type { Logger } from 'pino';
 import { ContractViolation } from './errors.ts';
 import { toApiError, type DocumentedOperation } from './error-normalising.ts';
 import type { OperationAt, RenderedError } from './error-renderers.ts';
+import { servedAs } from './head-requests.ts';
 
 /** Any error as the body of the request's area (server/error-bodies.ts). */
 export type RenderError = (error: unknown, request: OperationAt, operation?: DocumentedOperation) => RenderedError;
@@ -33,9 +34,8 @@ export function errorHandler(
     // The validator's operation; else the one security routed to (the validator refuses a path
     // parameter that does not decode, `%`, before it names the operation).
     const operation = (req as { openapi?: { schema?: DocumentedOperation } }).openapi?.schema ?? routedOperation(req);
-    // A HEAD is answered as its GET (http/head-requests.ts), errors included: the area's rules name GETs.
-    const method = req.method === 'HEAD' ? 'GET' : req.method;
-    const rendered = renderError(error, { method, path: req.path, template: req.operation?.template }, operation);
+    // A HEAD is answered as its GET, errors included: the area's rules name GETs.
+    const rendered = renderError(error, { method: servedAs(req.method), path: req.path, template: req.operation?.template }, operation);
     res.status(rendered.status).set(rendered.headers);
     (res.locals as Record<symbol, unknown>)[SENDING_ERROR_BODY] = true;
     if (rendered.text !== undefined) res.type('text/plain').send(rendered.text);

@@ -5,6 +5,7 @@ import { ApiError, ContractViolation, MAX_PROBLEMS, statusMessage, type Problem,
 import { MAX_JSON_ARRAY_ITEMS, MAX_JSON_DEPTH } from './body-parsers.ts';
 import { MULTIPART_LIMIT_MESSAGES } from './multipart-limits.ts';
 import { NOT_TEXT, TEXT_PATTERN } from './text.ts';
+import { allowingHead } from './head-requests.ts';
 
 const LOCATIONS: Record<string, ProblemLocation> = { body: 'body', query: 'query', params: 'path', headers: 'header', cookies: 'cookie' };
 
@@ -82,13 +83,6 @@ const isOutOfRange = (e: unknown) => {
   const code = e instanceof Error ? (e as Error & { code?: unknown }).code : undefined;
   return code === '22003' || (code === '22P02' && /for type (smallint|integer|bigint)\b/.test((e as Error).message));
 };
-
-/** A 405's `Allow` names HEAD beside GET: the sandbox answers it as the GET (http/head-requests.ts). */
-function allowingHead(headers: Record<string, string>): Record<string, string> {
-  const allow = headers.Allow?.split(/,\s*/);
-  if (allow?.includes('GET') && !allow.includes('HEAD')) headers.Allow = [...allow, 'HEAD'].join(', ');
-  return headers;
-}
 
 /** Any thrown value as an ApiError; anything unexpected is a 500 that reveals nothing. */
 export function toApiError(error: unknown): ApiError {

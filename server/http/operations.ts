@@ -5,6 +5,7 @@
 // that operation's security.
 import { match } from 'path-to-regexp';
 import type { PlatformDocument } from './contract.ts';
+import { servedAs } from './head-requests.ts';
 
 export const ROUTING = { caseSensitive: true, strict: true } as const;
 
@@ -103,7 +104,7 @@ export function operationMatcher(doc: PlatformDocument, extra: RoutedOperation[]
   entries.sort((a, b) => b.literals - a.literals);
   /** HEAD is answered by GET routes (Express), so it is authenticated as the GET operation. */
   const find = (method: string, path: string): RoutedOperation | undefined => {
-    const wanted = method === 'HEAD' ? 'GET' : method;
+    const wanted = servedAs(method);
     const found = entries.find((e) => e.method === wanted && e.matches(path));
     return found && routed(found);
   };
