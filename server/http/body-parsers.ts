@@ -3,11 +3,12 @@
 // request's body is left unread: the validator refuses its media type without it. Before this,
 // every request to a known path had its JSON parsed, the public token endpoint's and a wrong
 // method's too, and a 1 MB body of nested brackets held the event loop ~180 ms before its refusal.
-// A JSON body nesting deeper than MAX_JSON_DEPTH, or with an array of more than MAX_JSON_ARRAY_ITEMS,
-// is refused before it is parsed. The array bound is there for the validator: it checks every item
-// of an array that already broke its `maxItems` and gathers every error (allErrors), at a cost that
-// grows with the square of the items: 60 KB holding 20 000 empty products took it 11 s, long
-// enough to stop the whole sandbox (attacker review, 2026-11-23).
+// A JSON body nesting deeper than MAX_JSON_DEPTH, with an array of more than MAX_JSON_ARRAY_ITEMS, or
+// with an object of more than MAX_JSON_OBJECT_MEMBERS, is refused before it is parsed. The array
+// bound is there for the validator: it checks every item of an array that already broke its
+// `maxItems` and gathers every error (allErrors), at a cost that grows with the square of the items:
+// 60 KB holding 20 000 empty products took it 11 s, long enough to stop the whole sandbox (attacker
+// review, 2026-11-23). The member bound is there for the parse itself (attacker review, 2026-11-25).
 import express, { type Request, type RequestHandler } from 'express';
 import { bodyRefusal, measuredBody } from './body-size.ts';
 
@@ -21,6 +22,14 @@ export const MAX_JSON_DEPTH = 32;
 export const MAX_FORM_BYTES = 16 * 1024;
 /** The most items a JSON array may hold: the contract's longest request array (a sandbox plan's `floating_data`). */
 export const MAX_JSON_ARRAY_ITEMS = 1200;
+/**
+ * The most members a JSON object may hold. The contract's widest object has 21 properties, and an
+ * open one (a subscription address keeps keys of its own) holds an address. V8 builds an object of
+ * more than ~128 members as a hash table: 1 MB of one object of 85,000 members held the event loop
+ * ~150 ms to parse and walk (one caller at 6 requests a second kept the sandbox busy), 1 MB of
+ * objects of 100 members each ~7 ms, of 128 or more ~60 ms.
+ */
+export const MAX_JSON_OBJECT_MEMBERS = 100;
 
 const [OPEN_OBJECT, OPEN_ARRAY, CLOSE_OBJECT, CLOSE_ARRAY, COMMA, QUOTE, BACKSLASH] = [0x7b, 0x5b, 0x7d, 0x5d, 0x2c, 0x22, 0x5c];
 
@@ -35,7 +44,9 @@ const [OPEN_OBJECT, OPEN_ARRAY, CLOSE_OBJECT, CLOSE_ARRAY, COMMA, QUOTE, BACKSLA
  */
 function refuseOversizedJson(_req: unknown, _res: unknown, body: Buffer, encoding: string): void {
   if (encoding !== 'utf-8') throw bodyRefusal(`unsupported charset "${encoding.toUpperCase()}"`, 'charset.unsupported', 415);
-  const commas = new Int32Array(MAX_JSON_DEPTH + 1); // per level: commas seen, or -1 for an object
+  // Per level: the commas seen (n commas separate n + 1 items or members), and whether it is an array.
+  const commas = new Int32Array(MAX_JSON_DEPTH + 1);
+  const isArray = new Uint8Array(MAX_JSON_DEPTH + 1);
   let depth = 0;
   let inString = false;
   for (let i = 0; i < body.length; i++) {
@@ -46,10 +57,13 @@ function refuseOversizedJson(_req: unknown, _res: unknown, body: Buffer, encodin
     } else if (byte === QUOTE) inString = true;
     else if (byte === OPEN_OBJECT || byte === OPEN_ARRAY) {
       if (++depth > MAX_JSON_DEPTH) throw bodyRefusal('JSON nested too deep', 'entity.too.deep');
-      commas[depth] = byte === OPEN_ARRAY ? 0 : -1;
+      commas[depth] = 0;
+      isArray[depth] = byte === OPEN_ARRAY ? 1 : 0;
     } else if (byte === CLOSE_OBJECT || byte === CLOSE_ARRAY) depth--;
-    else if (byte === COMMA && depth > 0 && commas[depth]! >= 0 && ++commas[depth]! >= MAX_JSON_ARRAY_ITEMS) {
-      throw bodyRefusal('JSON array too long', 'entity.too.many.items');
+    else if (byte === COMMA && depth > 0) {
+      const count = ++commas[depth]!;
+      if (isArray[depth] && count >= MAX_JSON_ARRAY_ITEMS) throw bodyRefusal('JSON array too long', 'entity.too.many.items');
+      if (!isArray[depth] && count >= MAX_JSON_OBJECT_MEMBERS) throw bodyRefusal('JSON object too wide', 'entity.too.many.members');
     }
   }
 }
@@ -58,14 +72,14 @@ function refuseOversizedJson(_req: unknown, _res: unknown, body: Buffer, encodin
  * A JSON number beyond a double's range (`1e400`, or 310 digits) parses as ±Infinity, which JSON
  * writes back as `null`: an open object's member (a subscription address's own keys) would be
  * stored as something other than what was sent. Refused instead, after the parse (the walk is
- * bounded by the checks above: depth and array length).
+ * bounded by the checks above: depth, array items and object members).
  */
 function refuseInfiniteNumbers(req: Request, _res: unknown, next: (error?: unknown) => void): void {
   const pending: unknown[] = [req.body];
   while (pending.length) {
     const value = pending.pop();
     if (typeof value === 'number' && !Number.isFinite(value)) return next(bodyRefusal('A JSON number beyond the range of a double', 'entity.number.range'));
-    // One at a time: an object may hold ~130,000 members in a 1 MB body, more than a call's arguments may be.
+    // One at a time: pushing an object's members in one call spread them as arguments, which ~130,000 overflowed.
     if (value && typeof value === 'object') for (const member of Object.values(value)) pending.push(member);
   }
   next();
