@@ -107,6 +107,18 @@ describe('secrets in request URLs', () => {
     expect(logged).toContain(res.headers['x-request-id']);
     expect(logged).not.toContain('5555555555554444');
     expect(logged).not.toContain('4111111111111111');
+    // In the punctuation a request id may hold (`.`, `_`, `:`), a card number is still one.
+    for (const given of ['4111.1111.1111.1111', '4111_1111_1111_1111', '5555:5555:5555:4444', 'order-4111.1111.1111.1111']) {
+      const punctuated = await server.http.get('/sandbox/v1/jwks').set('x-request-id', given);
+      expect(punctuated.headers['x-request-id']).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
+    }
+    // A request id that holds no card number is taken as it is.
+    for (const given of ['req.2026-11-25:0001', '10.0.0.1:8080', 'trace_4111.1111.1111.1112']) {
+      expect((await server.http.get('/sandbox/v1/jwks').set('x-request-id', given)).headers['x-request-id']).toBe(given);
+    }
+    const later = server.logs.lines.slice(before).map((line) => JSON.stringify(line)).join('\n');
+    for (const card of ['4111.1111.1111.1111', '4111_1111_1111_1111', '5555:5555:5555:4444']) expect(later).not.toContain(card);
+    expect(later).toContain('trace_4111.1111.1111.1112');
   });
 });
 
@@ -206,6 +218,14 @@ describe('redactUrl', () => {
     // Percent-encoded digits and dashes, and a card number inside an encoded URL, are the same card number.
     ['/a/%34111111111111111?q=%34%31%31%31%31%31%31%31%31%31%31%31%31%31%31%31&d=4111%2D1111%2D1111%2D1111', '/a/[redacted]?q=[redacted]&d=[redacted]'],
     ['/a?next=%2Fpay%3Fcc%3D4111111111111111', '/a?next=%2Fpay%3Fcc%3D[redacted]'],
+    // Groups of at least four digits split by punctuation, encoded or not (one mark between groups).
+    ['/a?a=4111.1111.1111.1111&b=4111_1111_1111_1111&c=3782/822463/10005&d=5555,5555,5555,4444', '/a?a=[redacted]&b=[redacted]&c=[redacted]&d=[redacted]'],
+    ['/a?a=4111%2F1111%2F1111%2F1111&b=4111%2c1111%2C1111%2c1111&c=4111%2E1111%2e1111%2E1111&d=%34111.1111.1111.1111', '/a?a=[redacted]&b=[redacted]&c=[redacted]&d=[redacted]'],
+    ['/a?a=4111:1111:1111:1111&b=4111%3A1111%3a1111%3A1111', '/a?a=[redacted]&b=[redacted]'],
+    ['/a/4111.1111.1111.1111/b?x=1,4111.1111.1111.1111', '/a/[redacted]/b?x=1,[redacted]'],
+    // Not one: addresses, versions and dates (groups under four digits), two marks in a row, Luhn failing.
+    ['/a?ip=192.168.100.200&v=1.22.333.4444&d=2026/11/25&e=4111..1111..1111..1111&f=4111.1111.1111.1112', '/a?ip=192.168.100.200&v=1.22.333.4444&d=2026/11/25&e=4111..1111..1111..1111&f=4111.1111.1111.1112'],
+    ['/a?t=2026-11-25T12:30:45Z&h=[2001:db8::4111]:8080&p=127.0.0.1:4111', '/a?t=2026-11-25T12:30:45Z&h=[2001:db8::4111]:8080&p=127.0.0.1:4111'],
     // Ids stay findable: a UUID's groups and the digits inside a word or a hex digest are no card number.
     ['/s/a1d92eff-6894-4652-8192-42dda88b852d/x4111111111111111y?h=ab5555555555554444cd', '/s/a1d92eff-6894-4652-8192-42dda88b852d/x4111111111111111y?h=ab5555555555554444cd'],
     ['/a?d=2026-11-24&t=1700000000000&phone=%2B55%2011%2091234-5678', '/a?d=2026-11-24&t=1700000000000&phone=%2B55%2011%2091234-5678'],
@@ -223,7 +243,8 @@ describe('redactUrl', () => {
 it('looks for card numbers in time linear in the text: 200 KB of encoded spaces, whose digits are each a start', () => {
   // A complexity guard, not a speed measure: the unbounded separator run took ~66 ms for 16 KB and
   // grew with the square of the length (~10 s here); bounded, this is a few milliseconds.
-  for (const hostile of ['%20'.repeat(70_000), '%09'.repeat(70_000), `4${' '.repeat(8)}1`.repeat(20_000)]) {
+  const punctuated = ['1111.'.repeat(40_000) + 'x', `${'%31'.repeat(4)}%2E`.repeat(13_000) + 'x', '1'.repeat(200_000) + 'x', '%31'.repeat(70_000) + 'x'];
+  for (const hostile of ['%20'.repeat(70_000), '%09'.repeat(70_000), `4${' '.repeat(8)}1`.repeat(20_000), ...punctuated]) {
     const started = performance.now();
     withoutCardNumbers(hostile);
     expect(performance.now() - started).toBeLessThan(1_000);
