@@ -9,6 +9,7 @@
 // app is built. The socket listens first (one turn of the event loop): a port in use refuses the
 // start before a data directory or a key file is made, a port of 0 is known before the app is built
 // (the hosted pages' URLs need it), and requests wait for the app.
+import { unlink } from 'node:fs/promises';
 import { createServer, type RequestListener } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Logger } from 'pino';
@@ -19,6 +20,7 @@ import { migrate } from './store/migrate.ts';
 import { type Store } from './store/store.ts';
 import { openStore } from './store/open-store.ts';
 import { checkSecretsAtRest } from './store/secrets-at-rest-check.ts';
+import { SealedSecretUnreadable } from './store/sealed-secrets.ts';
 import { encryptionKeySourceOf, storeLogLines } from './store/store-log-lines.ts';
 
 // Requests in flight at a stop get this long; the rest of the stop (workers, store) takes ~1-2 s
@@ -73,6 +75,22 @@ export interface RunOptions {
   onStoreStopped?: (error: Error) => void;
 }
 
+/**
+ * A start refused because a secret does not open, with a key file this start made (it was missing
+ * beside a data directory that held a cluster): the file is removed again, since it opens nothing
+ * sealed before, and a key file left where the original belongs would have to be noticed and
+ * overwritten once the original is found. Called only for a start without a previous key: the
+ * check then seals nothing again, so nothing was sealed with the new file's key.
+ */
+async function withoutMadeKeyFile(store: Store, error: unknown): Promise<unknown> {
+  if (!store.madeKeyFile || !(error instanceof Error) || !(error.cause instanceof SealedSecretUnreadable)) return error;
+  await unlink(store.madeKeyFile).catch(() => {});
+  return new Error(
+    `${error.message} The key file ${store.madeKeyFile} was missing: put the original back there (or give its key as SANDBOX_ENCRYPTION_KEY); this start made no new one.`,
+    { cause: error.cause },
+  );
+}
+
 export async function runSandbox(configured: Config, logger: Logger, options: RunOptions = {}): Promise<RunningSandbox> {
   // In memory, from the package's pre-initialized, migrated data directory (pglite-snapshot.ts).
   let resolveApp!: (app: RequestListener) => void;
@@ -106,7 +124,7 @@ export async function runSandbox(configured: Config, logger: Logger, options: Ru
       return store;
     } catch (error) {
       await store.close().catch(() => {}); // a failed start leaves no PGlite thread or pool open
-      throw error;
+      throw configured.previousEncryptionKey === undefined ? await withoutMadeKeyFile(store, error) : error;
     }
   });
   // The contract's validator builds on this thread while the store opens on PGlite's.

@@ -64,16 +64,23 @@ export function parsePreviousEncryptionKey(value: string): Buffer {
   }
 }
 
-export async function resolveEncryptionKey({ encryptionKey, databaseUrl, dataDir }: EncryptionKeyOptions): Promise<Buffer> {
-  if (encryptionKey) return parseEncryptionKey(encryptionKey);
-  if (databaseUrl) return derivedFrom(databaseUrl);
-  if (!isOnDisk(dataDir)) return randomBytes(ENCRYPTION_KEY_BYTES);
+export interface ResolvedKey {
+  key: Buffer;
+  /** The key file this call made, when there was none beside the data directory. */
+  madeFile?: string;
+}
+
+export async function resolveEncryptionKey({ encryptionKey, databaseUrl, dataDir }: EncryptionKeyOptions): Promise<ResolvedKey> {
+  if (encryptionKey) return { key: parseEncryptionKey(encryptionKey) };
+  if (databaseUrl) return { key: derivedFrom(databaseUrl) };
+  if (!isOnDisk(dataDir)) return { key: randomBytes(ENCRYPTION_KEY_BYTES) };
   return keyFile(encryptionKeyFileOf(dataDir));
 }
 
 /** Reads the key file, or creates it (atomically: a complete file or none) when absent. */
-async function keyFile(file: string): Promise<Buffer> {
+async function keyFile(file: string): Promise<ResolvedKey> {
   const existing = await stat(file).catch((error: NodeJS.ErrnoException) => (error.code === 'ENOENT' ? undefined : Promise.reject(error)));
+  let made = false;
   if (!existing) {
     // A name of this call's own: two starts on the same directory at once, in one process or in
     // two, each write theirs, and the first link wins (the second start is then refused by the lock).
@@ -81,7 +88,10 @@ async function keyFile(file: string): Promise<Buffer> {
     try {
       await mkdir(dirname(file), { recursive: true });
       await writeFile(partial, `${randomBytes(ENCRYPTION_KEY_BYTES).toString('base64')}\n`, { mode: 0o600, flag: 'wx' });
-      await link(partial, file).catch((error: NodeJS.ErrnoException) => (error.code === 'EEXIST' ? undefined : Promise.reject(error)));
+      made = await link(partial, file).then(
+        () => true,
+        (error: NodeJS.ErrnoException) => (error.code === 'EEXIST' ? false : Promise.reject(error)),
+      );
     } catch (error) {
       const reason = (error as NodeJS.ErrnoException).code ?? (error as Error).message;
       throw new Error(`The encryption key file ${file} could not be created (${reason}): give a data directory in a folder you can write to, or set SANDBOX_ENCRYPTION_KEY`, { cause: error });
@@ -91,5 +101,6 @@ async function keyFile(file: string): Promise<Buffer> {
   } else if ((existing.mode & 0o077) !== 0) {
     throw new Error(`${file} holds the encryption key and other users may read it (mode ${(existing.mode & 0o777).toString(8)}): chmod 600 ${file}`);
   }
-  return parseEncryptionKey(await readFile(file, 'utf8'), file);
+  const key = parseEncryptionKey(await readFile(file, 'utf8'), file);
+  return made ? { key, madeFile: file } : { key };
 }

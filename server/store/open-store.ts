@@ -2,6 +2,8 @@
 // seals secrets at rest. Apart from store.ts (the interface), so that the two drivers, which
 // implement that interface, and the factory, which imports them, form no import cycle.
 import { EventEmitter } from 'node:events';
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
 import { checkDataDirectory, isOnDisk, type MadePrivate } from './data-directory.ts';
 import { parsePreviousEncryptionKey, resolveEncryptionKey } from './encryption-key.ts';
 import { openPgliteWorkerStore, type PgliteWorkerOptions } from './pglite-worker-store.ts';
@@ -50,7 +52,9 @@ export async function openStore(options: StoreOptions): Promise<Store> {
   // store makes it, or makes it private, once the key is resolved).
   if (!options.databaseUrl && isOnDisk(options.dataDir)) checkDataDirectory(options.dataDir);
   const previous = options.previousEncryptionKey ? parsePreviousEncryptionKey(options.previousEncryptionKey) : undefined;
-  const atRest = sealedSecrets(await resolveEncryptionKey(options), previous, options.onPreviousKeyUsed);
+  const heldCluster = !options.databaseUrl && isOnDisk(options.dataDir) && existsSync(join(options.dataDir, 'PG_VERSION'));
+  const { key, madeFile } = await resolveEncryptionKey(options);
+  const atRest = sealedSecrets(key, previous, options.onPreviousKeyUsed);
   const store = options.databaseUrl
     ? (await import('./postgres-store.ts')).openPostgresStore(options.databaseUrl, { onListenChange: options.onOtherInstancesListening })
     : openPgliteWorkerStore(options.dataDir, {
@@ -60,7 +64,8 @@ export async function openStore(options: StoreOptions): Promise<Store> {
         onMadePrivate: options.onMadePrivate,
         onWaitingForLock: options.onWaitingForLock,
       });
-  return withSecretsAndAnnouncements(await store, atRest);
+  const opened = withSecretsAndAnnouncements(await store, atRest);
+  return heldCluster && madeFile ? { ...opened, madeKeyFile: madeFile } : opened;
 }
 
 /**

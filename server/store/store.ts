@@ -52,6 +52,11 @@ export interface Store extends Queryable {
   onAnnounced?(topic: StoreTopic, listener: () => void): () => void;
   /** Set by the PostgreSQL driver. */
   readonly otherInstances?: OtherInstances;
+  /**
+   * Set by openStore: the key file it made beside a data directory that already held a cluster (the
+   * file was missing). A start refused because a secret does not open with it removes it again.
+   */
+  readonly madeKeyFile?: string;
   close(): Promise<void>;
 }
 

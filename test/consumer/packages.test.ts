@@ -239,8 +239,11 @@ describe('a merchant project with the three packages', () => {
     });
   }, 120_000);
 
-  it('starts with `npx --no payment-platform-sandbox --port 0` and answers', async () => {
-    const started = await startProcess('npx', ['--no', '--offline', 'payment-platform-sandbox', '--port', '0', '--data-dir', 'memory://'], /listening on (http:\/\/\S+)/, { cwd: dir, env: { ...env, LOG_LEVEL: 'warn' } });
+  it('starts with `npx --no -- payment-platform-sandbox --port 0` as the READMEs write it, and answers', async () => {
+    // Offline through npm's environment, so that the command is the READMEs' word for word (an
+    // option between `--no` and the name hid that npx took the sandbox's options as its own).
+    const npx = { ...env, npm_config_offline: 'true' };
+    const started = await startProcess('npx', ['--no', '--', 'payment-platform-sandbox', '--port', '0', '--data-dir', 'memory://'], /listening on (http:\/\/\S+)/, { cwd: dir, env: { ...npx, LOG_LEVEL: 'warn' } });
     try {
       const url = /listening on (http:\/\/\S+)/.exec(started.output())![1]!;
       expect(started.output()).toContain('demo client:  demo-seller-client / demo-seller-secret');
@@ -248,8 +251,10 @@ describe('a merchant project with the three packages', () => {
       const jwks = await fetch(`${url}/sandbox/v1/jwks`);
       expect(jwks.status).toBe(200);
       expect((await jwks.json()).keys[0]).toMatchObject({ kty: 'EC', alg: 'ES256' });
-      const help = await run('npx', ['--no', '--offline', 'payment-platform-sandbox', '--help'], { cwd: dir, env });
+      const help = await run('npx', ['--no', '--', 'payment-platform-sandbox', '--help'], { cwd: dir, env: npx });
       expect(help.stdout).toMatch(/--port[\s\S]*--data-dir[\s\S]*--database-url/);
+      const version = await run('npx', ['--no', '--', 'payment-platform-sandbox', '--version'], { cwd: dir, env: npx });
+      expect(version.stdout.trim()).toBe(`@payment-platform/sandbox ${JSON.parse(readFileSync(join(root, 'server/package.json'), 'utf8')).version}`);
     } finally {
       await started.stop();
     }

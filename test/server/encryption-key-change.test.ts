@@ -4,7 +4,7 @@
 // and tokens signed before still verify; from then on the new key alone opens everything. On PGlite
 // with explicit keys, and on PostgreSQL where the key was derived from a DATABASE_URL that changed
 // (a rotated password, an added parameter).
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdtemp, rename, rm, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -149,6 +149,29 @@ describe('changing the encryption key of a PGlite data directory', () => {
     // Nothing was changed: the old key still opens it.
     const kept = await startSandbox({ dataDir, env: { SANDBOX_ENCRYPTION_KEY: KEY_A } });
     await kept.close();
+  });
+
+  it('refuses a data directory whose key file is missing without making another one there, and starts once it is put back', async () => {
+    const dataDir = join(dir, 'moved-key');
+    const file = `${dataDir}.encryption-key`;
+    const first = await startSandbox({ dataDir });
+    const kid = await kids(first);
+    await first.close();
+    await rename(file, `${file}.moved`);
+    const refused = startSandbox({ dataDir });
+    await expect(refused).rejects.toThrow(WRONG_KEY);
+    expect(await refused.catch((error: Error) => error.message)).toContain(
+      `The key file ${file} was missing: put the original back there (or give its key as SANDBOX_ENCRYPTION_KEY); this start made no new one.`,
+    );
+    await expect(stat(file)).rejects.toThrow(/ENOENT/); // the file it made, which opens nothing, is gone
+    await rename(`${file}.moved`, file);
+    const again = await startSandbox({ dataDir });
+    expect(await kids(again)).toEqual(kid);
+    await again.close();
+    // A new data directory keeps the key file its first start made, as before.
+    const fresh = join(dir, 'fresh-key');
+    await (await startSandbox({ dataDir: fresh })).close();
+    expect((await stat(`${fresh}.encryption-key`)).mode & 0o777).toBe(0o600);
   });
 });
 

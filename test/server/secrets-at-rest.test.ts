@@ -84,8 +84,8 @@ describe('sealedSecrets while the key changes (SANDBOX_PREVIOUS_ENCRYPTION_KEY)'
     expect(parsePreviousEncryptionKey(HEX_KEY)).toEqual(parseEncryptionKey(HEX_KEY));
     expect(parsePreviousEncryptionKey(Buffer.alloc(32, 3).toString('base64'))).toEqual(Buffer.alloc(32, 3));
     const url = 'postgres://sandbox:old-pw@db.internal:5432/sandbox';
-    expect(parsePreviousEncryptionKey(url)).toEqual(await resolveEncryptionKey({ databaseUrl: url }));
-    expect(parsePreviousEncryptionKey(url.replace('postgres:', 'postgresql:'))).toEqual(await resolveEncryptionKey({ databaseUrl: url.replace('postgres:', 'postgresql:') }));
+    expect(parsePreviousEncryptionKey(url)).toEqual((await resolveEncryptionKey({ databaseUrl: url })).key);
+    expect(parsePreviousEncryptionKey(url.replace('postgres:', 'postgresql:'))).toEqual((await resolveEncryptionKey({ databaseUrl: url.replace('postgres:', 'postgresql:') })).key);
     for (const bad of ['a1'.repeat(31), 'mysql://u:secret-pw@h/d', ' postgres://u:secret-pw@h/d', 'secret-pw']) {
       let message = '';
       try {
@@ -121,9 +121,10 @@ describe('the encryption key', () => {
     const first = await resolveEncryptionKey({ dataDir });
     const file = encryptionKeyFileOf(dataDir);
     expect(file).toBe(`${dataDir}.encryption-key`);
+    expect(first.madeFile).toBe(file);
     expect((await stat(file)).mode & 0o777).toBe(0o600);
-    expect(parseEncryptionKey(await readFile(file, 'utf8'))).toEqual(first);
-    expect(await resolveEncryptionKey({ dataDir: `${dataDir}/` })).toEqual(first);
+    expect(parseEncryptionKey(await readFile(file, 'utf8'))).toEqual(first.key);
+    expect(await resolveEncryptionKey({ dataDir: `${dataDir}/` })).toEqual({ key: first.key }); // read, not made
   });
 
   it('refuses a key file other users may read', async () => {
@@ -144,11 +145,11 @@ describe('the encryption key', () => {
 
   it('prefers SANDBOX_ENCRYPTION_KEY, derives one from DATABASE_URL as written, and draws one for memory', async () => {
     const dataDir = join(dir, 'with-env-key');
-    expect(await resolveEncryptionKey({ encryptionKey: HEX_KEY, dataDir, databaseUrl: 'postgres://x' })).toEqual(parseEncryptionKey(HEX_KEY));
+    expect(await resolveEncryptionKey({ encryptionKey: HEX_KEY, dataDir, databaseUrl: 'postgres://x' })).toEqual({ key: parseEncryptionKey(HEX_KEY) });
     await expect(stat(encryptionKeyFileOf(dataDir))).rejects.toThrow(/ENOENT/);
     const url = 'postgres://sandbox:pw@db.internal:5432/sandbox';
     const derived = await resolveEncryptionKey({ databaseUrl: url });
-    expect(derived).toHaveLength(32);
+    expect(derived.key).toHaveLength(32);
     expect(await resolveEncryptionKey({ databaseUrl: url })).toEqual(derived);
     expect(await resolveEncryptionKey({ databaseUrl: `${url}?sslmode=require` })).not.toEqual(derived);
     expect(await resolveEncryptionKey({})).not.toEqual(await resolveEncryptionKey({ dataDir: 'memory://' }));
