@@ -1581,7 +1581,7 @@ export interface components {
              *     both disagree, `payment` wins. The reference sandbox always sends the list derived from
              *     `payment`, never `null`.
              */
-            payment_types?: components["schemas"]["PaymentMethodKey"][] | null;
+            payment_types?: (string & components["schemas"]["PaymentMethodKey"])[] | null;
             /** @description Default currency of new links (ISO 4217 alpha-3). */
             currency?: components["schemas"]["CurrencyCode"];
         };
@@ -3633,7 +3633,7 @@ export interface components {
              */
             country: "BR" | "MX" | "AR" | "CL" | "ES" | "UY";
             /** @description Currencies the seller sells in; the first is its default. */
-            currencies: components["schemas"]["CurrencyCode"][];
+            currencies: (string & components["schemas"]["CurrencyCode"])[];
             /** @description Merchant id (generated when omitted). */
             merchant_id?: string;
             /** @description Seller code (generated when omitted). */

@@ -38,13 +38,18 @@ const RULES = new Set([
   'minLength', 'maxLength', 'pattern', 'minItems', 'maxItems', 'uniqueItems', 'minProperties', 'maxProperties',
 ]);
 
+// A `type` alone beside the reference stays where it is: nothing is lost where a tool keeps only the
+// reference (its target has that type), and a validator reads a schema's own `type` to compare
+// unique items in one pass. Ajv compares array items whose schema names no scalar `type` pairwise,
+// and with allErrors even past `maxItems`: 1,199 objects in a seller's `currencies` held the event
+// loop 6-13 s and cost the sandbox its data directory's lock (re-attack review, 2026-11-25).
 /** `doc` with the validation keywords beside a one-reference `allOf` moved into a second member (a new object). */
 export function rulesBesideRefAsMember<T>(doc: T): T {
   return rewriteSchemas(doc, (node) => {
     const { allOf } = node;
     if (!Array.isArray(allOf) || allOf.length !== 1 || typeof (allOf[0] as Node)?.$ref !== 'string') return node;
     const rules = Object.entries(node).filter(([key]) => RULES.has(key));
-    if (!rules.length) return node;
+    if (!rules.length || (rules.length === 1 && rules[0]![0] === 'type')) return node;
     const kept = Object.fromEntries(Object.entries(node).filter(([key]) => !RULES.has(key)));
     return { ...kept, allOf: [allOf[0], Object.fromEntries(rules)] };
   });

@@ -3,12 +3,13 @@
 // request's body is left unread: the validator refuses its media type without it. Before this,
 // every request to a known path had its JSON parsed, the public token endpoint's and a wrong
 // method's too, and a 1 MB body of nested brackets held the event loop ~180 ms before its refusal.
-// A JSON body nesting deeper than MAX_JSON_DEPTH, with an array of more than MAX_JSON_ARRAY_ITEMS, or
-// with an object of more than MAX_JSON_OBJECT_MEMBERS, is refused before it is parsed. The array
+// A JSON body nesting deeper than MAX_JSON_DEPTH, with an array of more than MAX_JSON_ARRAY_ITEMS, an
+// object of more than MAX_JSON_OBJECT_MEMBERS, or more than MAX_JSON_VALUES members and items in all,
+// is refused before it is parsed. The array
 // bound is there for the validator: it checks every item of an array that already broke its
 // `maxItems` and gathers every error (allErrors), at a cost that grows with the square of the items:
 // 60 KB holding 20 000 empty products took it 11 s, long enough to stop the whole sandbox (attacker
-// review, 2026-11-23). The member bound is there for the parse itself (attacker review, 2026-11-25).
+// review, 2026-11-23). The member and value bounds are there for the parse itself (reviews, 2026-11-25).
 import express, { type Request, type RequestHandler } from 'express';
 import { bodyRefusal, measuredBody } from './body-size.ts';
 
@@ -30,18 +31,30 @@ export const MAX_JSON_ARRAY_ITEMS = 1200;
  * objects of 100 members each ~7 ms, of 128 or more ~60 ms.
  */
 export const MAX_JSON_OBJECT_MEMBERS = 100;
+/**
+ * The most members and items a JSON body may hold in all. The contract's largest request body (a
+ * sandbox plan of 1,200 floating installments of two members each) holds ~3,700. Within the bounds
+ * above, 1 MB of objects each with keys of its own cost JSON.parse 0.2-1.8 s (V8 builds a new
+ * layout for each new key order: re-attack review, 2026-11-25); 10,000 such members ~15 ms.
+ */
+export const MAX_JSON_VALUES = 10_000;
 
 const [OPEN_OBJECT, OPEN_ARRAY, CLOSE_OBJECT, CLOSE_ARRAY, COMMA, QUOTE, BACKSLASH] = [0x7b, 0x5b, 0x7d, 0x5d, 0x2c, 0x22, 0x5c];
+/** JSON's white space (RFC 8259 §2): space, tab, line feed, carriage return. */
+const isJsonSpace = (byte: number) => byte === 0x20 || byte === 0x09 || byte === 0x0a || byte === 0x0d;
 
 /**
  * body-parser's `verify`: one pass over the raw bytes (brackets and commas inside strings not
- * counted), keeping for each open bracket whether it is an array and how many commas it holds.
+ * counted), keeping for each open bracket whether it is an array and how many commas it holds, and
+ * the members and items of the whole body.
  * The bytes are read as UTF-8, the only charset a JSON body is taken in (RFC 8259 §8.1): body-parser
  * itself decodes any `utf-*` charset after this check, and in UTF-7 (`+AFs-` is `[`) or UTF-16
  * the brackets and commas are other bytes, which this pass would not count (attacker review,
  * 2026-11-24: 132 KB of UTF-7 held the event loop 10 s and stopped the sandbox). Refused as
  * body-parser refuses `latin1`: an unsupported charset.
  */
+const tooManyValues = () => bodyRefusal('JSON body with too many values', 'entity.too.many.values');
+
 function refuseOversizedJson(_req: unknown, _res: unknown, body: Buffer, encoding: string): void {
   if (encoding !== 'utf-8') throw bodyRefusal(`unsupported charset "${encoding.toUpperCase()}"`, 'charset.unsupported', 415);
   // Per level: the commas seen (n commas separate n + 1 items or members), and whether it is an array.
@@ -49,18 +62,29 @@ function refuseOversizedJson(_req: unknown, _res: unknown, body: Buffer, encodin
   const isArray = new Uint8Array(MAX_JSON_DEPTH + 1);
   let depth = 0;
   let inString = false;
+  // Members and items in all: each comma, and the first of each container (the next byte that is
+  // neither white space nor its closing bracket).
+  let values = 0;
+  let opened = false;
   for (let i = 0; i < body.length; i++) {
     const byte = body[i]!;
     if (inString) {
       if (byte === BACKSLASH) i++; // the next byte is escaped
       else if (byte === QUOTE) inString = false;
-    } else if (byte === QUOTE) inString = true;
+      continue;
+    }
+    if (isJsonSpace(byte)) continue;
+    if (opened && byte !== CLOSE_OBJECT && byte !== CLOSE_ARRAY && ++values > MAX_JSON_VALUES) throw tooManyValues();
+    opened = false;
+    if (byte === QUOTE) inString = true;
     else if (byte === OPEN_OBJECT || byte === OPEN_ARRAY) {
       if (++depth > MAX_JSON_DEPTH) throw bodyRefusal('JSON nested too deep', 'entity.too.deep');
       commas[depth] = 0;
       isArray[depth] = byte === OPEN_ARRAY ? 1 : 0;
+      opened = true;
     } else if (byte === CLOSE_OBJECT || byte === CLOSE_ARRAY) depth--;
     else if (byte === COMMA && depth > 0) {
+      if (++values > MAX_JSON_VALUES) throw tooManyValues();
       const count = ++commas[depth]!;
       if (isArray[depth] && count >= MAX_JSON_ARRAY_ITEMS) throw bodyRefusal('JSON array too long', 'entity.too.many.items');
       if (!isArray[depth] && count >= MAX_JSON_OBJECT_MEMBERS) throw bodyRefusal('JSON object too wide', 'entity.too.many.members');

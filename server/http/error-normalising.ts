@@ -2,7 +2,7 @@
 // parser's and router's http-errors, busboy's complaints, SQL numbers out of range; then the status
 // remapping to what the operation documents.
 import { ApiError, ContractViolation, MAX_PROBLEMS, statusMessage, type Problem, type ProblemLocation } from './errors.ts';
-import { MAX_JSON_ARRAY_ITEMS, MAX_JSON_DEPTH, MAX_JSON_OBJECT_MEMBERS } from './body-parsers.ts';
+import { MAX_JSON_ARRAY_ITEMS, MAX_JSON_DEPTH, MAX_JSON_OBJECT_MEMBERS, MAX_JSON_VALUES } from './body-parsers.ts';
 import { MULTIPART_LIMIT_MESSAGES } from './multipart-limits.ts';
 import { NOT_TEXT, TEXT_PATTERN } from './text.ts';
 import { allowingHead } from './head-requests.ts';
@@ -50,6 +50,7 @@ const BODY_PARSER_MESSAGES: Record<string, string> = {
   'entity.too.deep': `The request body nests deeper than ${MAX_JSON_DEPTH} levels`,
   'entity.too.many.items': `The request body has an array of more than ${MAX_JSON_ARRAY_ITEMS} items`,
   'entity.too.many.members': `The request body has an object of more than ${MAX_JSON_OBJECT_MEMBERS} members`,
+  'entity.too.many.values': `The request body has more than ${MAX_JSON_VALUES} members and items in all`,
   'entity.number.range': 'The request body has a number beyond the range of a 64-bit float (about ±1.8e308)',
   'parameters.too.many': 'The request body has too many parameters',
   'encoding.unsupported': 'The request body must not be compressed (a Content-Encoding other than identity is not read)',

@@ -159,6 +159,29 @@ describe('web checkout shape', () => {
     expect(after.status).toBe(201);
   });
 
+  it('refuses a JSON body of more than 10,000 members and items in all before parsing it (objects with keys of their own cost the parse seconds)', async () => {
+    const create = (body: string) => intent().set(bearer(token)).set('Content-Type', 'application/json').send(body);
+    const message = 'The request body has more than 10000 members and items in all';
+    // 4 members (payment, amount, currency, x), x's 9 arrays, and their items.
+    const body = (inner: number) => {
+      const arrays = Array.from({ length: 9 }, (_, i) => `[${Array(i < 8 ? 1200 : inner - 8 * 1200).fill('0').join(', ')}]`);
+      return `{ "payment": { "amount": 1000, "currency": "BRL" }, "x": [ ${arrays.join(' ,\n')} ] }`;
+    };
+    const within = await create(body(10_000 - 4 - 9));
+    expect(within.status).toBe(201); // read and passed on: the unknown member is ignored
+    expect(within.body.payment_intent_id).toEqual(expect.any(String));
+    expectError(await create(body(10_000 - 4 - 9 + 1)), 400, { code: 'invalid_request', message, details: [{ message }] });
+    // Objects count their members, empty containers nothing, a string's commas and brackets are text:
+    // 3 (payment, amount, currency) + 5 arrays + 2,498 objects of 3 members (4 each) = 10,000.
+    const object = (m = '{ }') => `{"k":"a,b,[c],{d}","l":[ ],"m":${m}}`;
+    const objects = (lengths: number[], last = '{ }') =>
+      `{"payment":{"amount":1000,"currency":"BRL"},${lengths.map((n, a) => `"x${a}":[${Array.from({ length: n }, (_, i) => object(a === 2 && i === n - 1 ? last : undefined)).join(',')}]`).join(',')}}`;
+    const exact = await create(objects([1200, 1200, 98, 0, 0]));
+    expect(exact.status).toBe(201);
+    expect(exact.body.payment_intent_id).toEqual(expect.any(String));
+    expectError(await create(objects([1200, 1200, 98, 0, 0], '{"n":0}')), 400, { code: 'invalid_request', message, details: [{ message }] });
+  });
+
   it('refuses a JSON array of more than 1200 items before parsing it, fast (the validator takes seconds over long broken arrays)', async () => {
     const create = (body: string) => intent().set(bearer(token)).set('Content-Type', 'application/json').send(body);
     const body = (items: number, extra = '') => `{"payment":{"currency":"BRL","amount":1},"product":[${Array(items).fill('{}').join(',')}],"customer":{}${extra}}`;

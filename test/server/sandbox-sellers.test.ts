@@ -263,6 +263,21 @@ describe.each(STORES)('sandbox sellers and payment links (%s)', (kind) => {
       expect(res.body.details).toEqual([expect.objectContaining({ path: 'body.country' })]);
     });
 
+    it("answers 400 at once for 1,199 objects as currencies and payment types (unique items: the validator compared them pairwise, seconds)", async () => {
+      const many = Array.from({ length: 1_199 }, (_, i) => ({ k: i, a: {} }));
+      const started = performance.now();
+      const res = await server.http
+        .post('/sandbox/v1/sellers')
+        .set('Authorization', ADMIN)
+        .send({ trade_name: 'X', email: 'x@example.com', country: 'BR', currencies: many, business_configuration: { payment_types: many.slice(0, 1_000) } });
+      expect(performance.now() - started).toBeLessThan(2_000); // 6-13 s before (re-attack review); a complexity guard, loosely bounded
+      expect(res.status).toBe(400);
+      expect(res.body).toMatchObject({ error_code: 'invalid_request', status_code: 400 });
+      expect(res.body.details[0]).toMatchObject({ path: 'body.currencies' }); // over maxItems, then each item's own problems
+      expect(res.body.details).toHaveLength(20);
+      expectNoStackTrace(res.body);
+    });
+
     it('answers 401 without the sandbox admin token, or with a wrong one', async () => {
       for (const auth of [undefined, 'Bearer wrong-token']) {
         const req = server.http.post('/sandbox/v1/sellers');
