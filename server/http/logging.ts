@@ -52,58 +52,83 @@ const DIGIT = '(?:[0-9]|%3[0-9])';
 const SEPARATOR = /(?:[\s+-]|%(?:0[9a-dA-D]|20|2[bBdD]|[cC]2%[aA]0)){1,8}/;
 /**
  * Punctuation a card number is also written with (`4111.1111.1111.1111`, `_`, `/`, `,`, `:`), encoded
- * or not (attacker review, 2026-11-25): one mark between groups of at least 4 digits, so that an IPv4
- * address (groups of 1 to 3 digits), a version, a time or a date (`2026/11/25`) is never taken for
- * one. An IPv6 address of four all-decimal groups in a row may be, 1 time in 10 (Luhn).
+ * or not (attacker review, 2026-11-25): one mark, between two groups of four digits (the last group
+ * may have three), so that an IPv4 address, a version, a time, a date (`2026/11/25`), a timestamp
+ * with its fraction or a list of longer ids is never taken for one. Four groups of four, written so,
+ * look like a card number: one in ten of them passes Luhn.
  */
 const PUNCTUATION = /[._/,:]|%(?:2[cCeEfF]|5[fF]|3[aA])/;
-/** Not inside a word: no letter or digit before (a `%XX` escape before is no letter). */
-const WORD_START = '(?<=^|[^A-Za-z0-9]|%[0-9A-Fa-f]{2})';
 /**
  * Where a card number sent under any name, or none, would be (`?cc=4111 1111 1111 1111`, a path
  * segment): groups of digits with separators or punctuation between them, not inside a word (a
- * letter or digit on either side), or a UUID, which is left as it is (its groups of digits made a
- * card number 1 time in ~190).
+ * letter or digit on either side; a `%XX` escape before is no letter), or a UUID, which is left as
+ * it is (its groups of digits made a card number 1 time in ~190). One pattern for both kinds of
+ * break, so that a group is looked at with its neighbours whichever way they are split
+ * (`2026/4111 1111 1111 1111`; the re-attack review found a first pattern for punctuation alone
+ * taking `2026/4111` for itself and the card number after it left whole).
  */
 const CARD_CANDIDATES = new RegExp(
   `[0-9A-Fa-f]{8}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{12}` +
-    `|${WORD_START}${DIGIT}{4,}(?:(?:${PUNCTUATION.source})${DIGIT}{4,})+(?![A-Za-z0-9])` +
-    `|${WORD_START}${DIGIT}+(?:(?:${SEPARATOR.source})${DIGIT}+)*(?![A-Za-z0-9])`,
+    `|(?<=^|[^A-Za-z0-9]|%[0-9A-Fa-f]{2})${DIGIT}+(?:(?:${SEPARATOR.source}|${PUNCTUATION.source})${DIGIT}+)*(?![A-Za-z0-9])`,
   'g',
 );
-const GROUP_BREAK = new RegExp(`${SEPARATOR.source}|${PUNCTUATION.source}`);
+/** The breaks of a run, kept by `split` (a capturing group) to tell punctuation from white space. */
+const BREAK = new RegExp(`(${SEPARATOR.source}|${PUNCTUATION.source})`);
+const IS_PUNCTUATION = new RegExp(`^(?:${PUNCTUATION.source})$`);
 const UUID = /^[0-9A-Fa-f]{8}-/;
 
 /**
  * `text` with every card number in it replaced: 12 to 19 digits passing Luhn (what the sandbox's
  * acquirer takes as a card number), written whole or in groups of at least three digits (4-4-4-4,
- * 4-6-5, a card number followed by its security code), not part of a longer run of digits, or in
- * groups of at least four split by punctuation. Secret names cannot catch a card number sent as
- * `?cc=` or `?n=`: its form can. Other digits (full-width) are not how a card number is written,
- * and not looked for.
+ * 4-6-5, a card number followed by its security code) split by white space or dashes, or in groups
+ * of four split by punctuation, not part of a longer run of digits. Secret names cannot catch a card
+ * number sent as `?cc=` or `?n=`: its form can. Other digits (full-width) are not how a card number
+ * is written, and not looked for.
  */
 export function withoutCardNumbers(text: string): string {
   return text.replace(CARD_CANDIDATES, (run) => {
     if (UUID.test(run) && /[A-Fa-f]/.test(run)) return run;
-    const groups = run.replace(/%3([0-9])/g, '$1').split(GROUP_BREAK);
-    return holdsCardNumber(groups) ? CENSOR : run;
+    const parts = run.split(BREAK); // group, break, group, ... as written
+    const groups = parts.filter((_, i) => i % 2 === 0).map((group) => group.replace(/%3([0-9])/g, '$1'));
+    const punctuated = parts.filter((_, i) => i % 2 === 1).map((mark) => IS_PUNCTUATION.test(mark));
+    // Each group in a card number is hidden with the groups white space or dashes join to it (its
+    // security code after it); what punctuation sets apart (a date before it) stays as written.
+    const hidden = new Array<boolean>(groups.length).fill(false);
+    for (let first = 0; first < groups.length; first++) {
+      const last = cardNumberFrom(first, groups, punctuated);
+      if (last === undefined) continue;
+      let from = first;
+      let to = last;
+      while (from > 0 && !punctuated[from - 1]) from--;
+      while (to < groups.length - 1 && !punctuated[to]) to++;
+      hidden.fill(true, from, to + 1);
+      first = to;
+    }
+    if (!hidden.includes(true)) return run;
+    let kept = '';
+    for (let i = 0; i < groups.length; i++) {
+      if (!hidden[i]) kept += parts[2 * i];
+      else if (i === 0 || !hidden[i - 1]) kept += CENSOR;
+      if (i < groups.length - 1 && !(hidden[i] && hidden[i + 1])) kept += parts[2 * i + 1];
+    }
+    return kept;
   });
 }
 
 /**
- * Whether consecutive groups of digits, joined, make a card number: each run of whole groups of
- * three digits or more, 12 to 19 digits in all, by the acquirer's own check. A window holds at most
- * six groups, so a header of thousands of groups stays cheap.
+ * The last group of a card number that starts at group `first`, if one does: whole groups of three
+ * digits or more, 12 to 19 digits in all, by the acquirer's own check; across a punctuation mark
+ * (`punctuated[i]`, between groups i and i + 1) only from a group of four to one of three or four.
+ * A window holds at most six groups, so a header of thousands of groups stays cheap.
  */
-function holdsCardNumber(groups: string[]): boolean {
-  for (let first = 0; first < groups.length; first++) {
-    let digits = '';
-    for (let last = first; last < groups.length && groups[last]!.length >= 3 && digits.length + groups[last]!.length <= 19; last++) {
-      digits += groups[last];
-      if (digits.length >= 12 && passesLuhn(digits)) return true;
-    }
+function cardNumberFrom(first: number, groups: string[], punctuated: boolean[]): number | undefined {
+  const joins = (last: number) => !punctuated[last - 1] || (groups[last - 1]!.length === 4 && groups[last]!.length >= 3 && groups[last]!.length <= 4);
+  let digits = '';
+  for (let last = first; last < groups.length && groups[last]!.length >= 3 && digits.length + groups[last]!.length <= 19 && (last === first || joins(last)); last++) {
+    digits += groups[last];
+    if (digits.length >= 12 && passesLuhn(digits)) return last;
   }
-  return false;
+  return undefined;
 }
 
 /**
