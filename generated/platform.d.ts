@@ -2545,7 +2545,9 @@ export interface components {
          *     would come back `null`, is refused with 400, as in any JSON body. The listed keys take the maximum lengths of
          *     the seed's Limits table for the web checkout billing address (street 60, number 10, complement 60,
          *     district 40, city 40, state 20, country 2, postal code 8), so that an address given here also fits
-         *     the checkout's.
+         *     the checkout's. The reference sandbox reads at most 100 keys in an address, as in any JSON object
+         *     (a request with more is refused with 400 before it is read); no `maxProperties` says so, which
+         *     would narrow the released contract.
          */
         SubscriptionAddress: {
             /** @description Street name. */
