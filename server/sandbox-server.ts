@@ -9,7 +9,6 @@
 // app is built. The socket listens first (one turn of the event loop): a port in use refuses the
 // start before a data directory or a key file is made, a port of 0 is known before the app is built
 // (the hosted pages' URLs need it), and requests wait for the app.
-import { unlink } from 'node:fs/promises';
 import { createServer, type RequestListener } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Logger } from 'pino';
@@ -77,16 +76,16 @@ export interface RunOptions {
 
 /**
  * A start refused because a secret does not open, with a key file this start made (it was missing
- * beside a data directory that held a cluster): the file is removed again, since it opens nothing
- * sealed before, and a key file left where the original belongs would have to be noticed and
- * overwritten once the original is found. Called only for a start without a previous key: the
- * check then seals nothing again, so nothing was sealed with the new file's key.
+ * beside a data directory that held a cluster): the refusal says so, since that file opens nothing
+ * sealed before and must be replaced by the original. The file is left: another start given
+ * SANDBOX_PREVIOUS_ENCRYPTION_KEY may have read it already and sealed the secrets again with it
+ * (re-attack review, 2026-11-25: removing it lost that key). Resolving the key file under the data
+ * directory's lock would let a refused start remove it safely; not done.
  */
-async function withoutMadeKeyFile(store: Store, error: unknown): Promise<unknown> {
+function explainingMadeKeyFile(store: Store, error: unknown): unknown {
   if (!store.madeKeyFile || !(error instanceof Error) || !(error.cause instanceof SealedSecretUnreadable)) return error;
-  await unlink(store.madeKeyFile).catch(() => {});
   return new Error(
-    `${error.message} The key file ${store.madeKeyFile} was missing: put the original back there (or give its key as SANDBOX_ENCRYPTION_KEY); this start made no new one.`,
+    `${error.message} The key file ${store.madeKeyFile} was missing, and this start made a new one there, which opens nothing sealed before: put the original back in its place (replacing the new one), or give its key as SANDBOX_ENCRYPTION_KEY.`,
     { cause: error.cause },
   );
 }
@@ -124,7 +123,7 @@ export async function runSandbox(configured: Config, logger: Logger, options: Ru
       return store;
     } catch (error) {
       await store.close().catch(() => {}); // a failed start leaves no PGlite thread or pool open
-      throw configured.previousEncryptionKey === undefined ? await withoutMadeKeyFile(store, error) : error;
+      throw explainingMadeKeyFile(store, error);
     }
   });
   // The contract's validator builds on this thread while the store opens on PGlite's.

@@ -40,9 +40,20 @@ function withinPlatformInstants(dateTime: string): boolean {
   return !Number.isNaN(instant) && instant >= EARLIEST && instant <= LATEST;
 }
 
+/**
+ * The longest date-time looked at: the contract's are at most 40 characters (`maxLength`, refused
+ * anyway beyond), and a date at most 10. ajv-formats' full date-time check splits its value on
+ * every `t` and white space first: 1 MiB of spaces built ~1 M strings, ~0.3 s of the event loop per
+ * request, and a burst of 48 cost the sandbox its data directory's lock (re-attack review, 2026-11-25).
+ */
+const LONGEST_DATE_TIME = 64;
+
 export const PLATFORM_DATE_FORMATS: Record<'date' | 'date-time', FormatDefinition> = {
-  date: { type: 'string', validate: (value) => passes(checkOf(fullFormats.date), value) && withinPlatformDates(value) },
-  'date-time': { type: 'string', validate: (value) => passes(checkOf(fullFormats['date-time']), value) && withinPlatformInstants(value) },
+  date: { type: 'string', validate: (value) => withinPlatformDates(value) && passes(checkOf(fullFormats.date), value) },
+  'date-time': {
+    type: 'string',
+    validate: (value) => value.length <= LONGEST_DATE_TIME && passes(checkOf(fullFormats['date-time']), value) && withinPlatformInstants(value),
+  },
 };
 
 /** An e-mail address as the contract's `format: email` reads it (ajv-formats' fast pattern). */

@@ -43,13 +43,14 @@ const SECRET_PARAMETER = new RegExp(
 /**
  * A digit, also percent-encoded (`%34` is `4`), and a separator between groups of digits: white
  * space or `-` (the hosted page's own form drops any amount of them), and in a URL `+` and their
- * encodings (`%20`, `%09` to `%0D`, `%C2%A0`, `%2D`, and an encoded `+`, `%2B`); up to 8 in a row
+ * encodings (`%20`, `%09` to `%0D`, `%C2%A0`, the other white space of JavaScript's `\s` in UTF-8
+ * such as `%E3%80%80`, `%2D`, and an encoded `+`, `%2B`); up to 8 in a row
  * (attacker review, 2026-11-25: `4111++1111++1111++1111` and `%09` were logged as sent). The bound
  * keeps the search linear: unbounded, 16 KB of `%20` took it 66 ms, the square of its length (the
  * `2` and `0` of each `%20` are digits, each a start; re-attack review, 2026-11-25).
  */
 const DIGIT = '(?:[0-9]|%3[0-9])';
-const SEPARATOR = /(?:[\s+-]|%(?:0[9a-dA-D]|20|2[bBdD]|[cC]2%[aA]0)){1,8}/;
+const SEPARATOR = /(?:[\s+-]|%(?:0[9a-dA-D]|20|2[bBdD]|[cC]2%[aA]0|[eE]2%80%(?:8[0-9aA]|[aA][89fF])|[eE]2%81%9[fF]|[eE]3%80%80|[eE]1%9[aA]%80|[eE][fF]%[bB][bB]%[bB][fF])){1,8}/;
 /**
  * Punctuation a card number is also written with (`4111.1111.1111.1111`, `_`, `/`, `,`, `:`), encoded
  * or not (attacker review, 2026-11-25): one mark, between two groups of four digits (the last group
@@ -148,6 +149,8 @@ export function redactUrl(url: string): string {
  */
 function loggedQueryValue(value: unknown): unknown {
   if (Array.isArray(value)) return value.map(loggedQueryValue);
+  // An integer parameter the validator read as a number (`?limit=4111111111111111`) is a card number too.
+  if (typeof value === 'number') return withoutCardNumbers(String(value)) === String(value) ? value : CENSOR;
   if (typeof value !== 'string') return value;
   return withoutCardNumbers(value.includes(';') ? redactParameters(value, /(;)([^;=]*)(=[^;]*)?/g) : value);
 }

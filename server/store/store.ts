@@ -54,7 +54,7 @@ export interface Store extends Queryable {
   readonly otherInstances?: OtherInstances;
   /**
    * Set by openStore: the key file it made beside a data directory that already held a cluster (the
-   * file was missing). A start refused because a secret does not open with it removes it again.
+   * file was missing). A start refused because a secret does not open with it says so.
    */
   readonly madeKeyFile?: string;
   close(): Promise<void>;

@@ -4,7 +4,7 @@
 // and tokens signed before still verify; from then on the new key alone opens everything. On PGlite
 // with explicit keys, and on PostgreSQL where the key was derived from a DATABASE_URL that changed
 // (a rotated password, an added parameter).
-import { mkdtemp, rename, rm, stat } from 'node:fs/promises';
+import { mkdtemp, readFile, rename, rm, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -151,7 +151,7 @@ describe('changing the encryption key of a PGlite data directory', () => {
     await kept.close();
   });
 
-  it('refuses a data directory whose key file is missing without making another one there, and starts once it is put back', async () => {
+  it('refuses a data directory whose key file is missing, saying that the key file it made there must be replaced by the original, and starts once it is', async () => {
     const dataDir = join(dir, 'moved-key');
     const file = `${dataDir}.encryption-key`;
     const first = await startSandbox({ dataDir });
@@ -161,9 +161,11 @@ describe('changing the encryption key of a PGlite data directory', () => {
     const refused = startSandbox({ dataDir });
     await expect(refused).rejects.toThrow(WRONG_KEY);
     expect(await refused.catch((error: Error) => error.message)).toContain(
-      `The key file ${file} was missing: put the original back there (or give its key as SANDBOX_ENCRYPTION_KEY); this start made no new one.`,
+      `The key file ${file} was missing, and this start made a new one there, which opens nothing sealed before: put the original back in its place (replacing the new one), or give its key as SANDBOX_ENCRYPTION_KEY.`,
     );
-    await expect(stat(file)).rejects.toThrow(/ENOENT/); // the file it made, which opens nothing, is gone
+    // The file it made is left (another start may have read it): it is another key, and opens nothing.
+    expect(await readFile(file, 'utf8')).not.toBe(await readFile(`${file}.moved`, 'utf8'));
+    await expect(startSandbox({ dataDir })).rejects.toThrow(WRONG_KEY); // not made by this start: no word of it
     await rename(`${file}.moved`, file);
     const again = await startSandbox({ dataDir });
     expect(await kids(again)).toEqual(kid);

@@ -98,6 +98,21 @@ describe('secrets in request URLs', () => {
     expect(pathLine?.req.url).toBe('/dpy/payment-link/v1/payment-links/by-short-id/[redacted]');
   });
 
+  it('nor does a card number in an integer parameter, which the validator reads as a number (re-attack review)', async () => {
+    const platform = await startTestServer({ config: { logLevel: 'trace' } }); // the whole contract: its integer parameters
+    try {
+      const token = (await platform.http.post('/authentication/oauth2/-core/access_token').type('form').send(tokenForm())).body.access_token;
+      const res = await platform.http.get('/dpy/payment-link/v1/payment-links?limit=4111111111111111&page=2').set('Authorization', `Bearer ${token}`).set('x-request-id', 'card-as-number');
+      expect(res.status).toBe(400);
+      const line = platform.logs.lines.find((l) => l.req?.id === 'card-as-number' && l.msg === 'request completed');
+      expect(line?.req.url).toBe('/dpy/payment-link/v1/payment-links?limit=[redacted]&page=2');
+      expect(line?.req.query).toMatchObject({ limit: '[redacted]', page: 2 }); // read as numbers: the card number's redacted, the page kept
+      expect(platform.logs.text).not.toContain('4111111111111111');
+    } finally {
+      await platform.close();
+    }
+  });
+
   it('nor does a card number as a header name, or as the x-request-id, which is then not taken (it is echoed and bound to every line)', async () => {
     const before = server.logs.lines.length;
     const res = await server.http.get('/sandbox/v1/jwks').set('x-request-id', '5555555555554444').set('4111111111111111', 'x');
@@ -215,6 +230,8 @@ describe('redactUrl', () => {
     // Separators as the hosted page's form drops them: any amount of white space or dashes, encoded or not.
     ['/a?a=4111++1111++1111++1111&b=4111%09%091111%0A1111%0D%0A1111&c=4111%2B1111%2B1111%2B1111&d=4111 -\t1111--1111  1111', '/a?a=[redacted]&b=[redacted]&c=[redacted]&d=[redacted]'],
     ['/a?v=4111%0B1111%0c1111%0B1111&n=4111%C2%A01111%c2%a01111%C2%A01111', '/a?v=[redacted]&n=[redacted]'],
+    // The other white space JavaScript's \s (the hosted form's) drops, in UTF-8 (re-attack review).
+    ['/a?i=4111%E3%80%801111%e3%80%801111%E3%80%801111&e=4111%E2%80%811111%E2%80%AF1111%E2%81%9F1111&f=4111%EF%BB%BF1111%E1%9A%801111%E2%80%A81111', '/a?i=[redacted]&e=[redacted]&f=[redacted]'],
     // Percent-encoded digits and dashes, and a card number inside an encoded URL, are the same card number.
     ['/a/%34111111111111111?q=%34%31%31%31%31%31%31%31%31%31%31%31%31%31%31%31&d=4111%2D1111%2D1111%2D1111', '/a/[redacted]?q=[redacted]&d=[redacted]'],
     ['/a?next=%2Fpay%3Fcc%3D4111111111111111', '/a?next=%2Fpay%3Fcc%3D[redacted]'],
