@@ -5,11 +5,11 @@
 // method's too, and a 1 MB body of nested brackets held the event loop ~180 ms before its refusal.
 // A JSON body nesting deeper than MAX_JSON_DEPTH, with an array of more than MAX_JSON_ARRAY_ITEMS, an
 // object of more than MAX_JSON_OBJECT_MEMBERS, or more than MAX_JSON_VALUES members and items in all,
-// is refused before it is parsed. The array
-// bound is there for the validator: it checks every item of an array that already broke its
-// `maxItems` and gathers every error (allErrors), at a cost that grows with the square of the items:
-// 60 KB holding 20 000 empty products took it 11 s, long enough to stop the whole sandbox (attacker
-// review, 2026-11-23). The member and value bounds are there for the parse itself (reviews, 2026-11-25).
+// is refused before it is parsed. The array bound is there for the validator: it checks every item
+// of an array that already broke its `maxItems` and gathers every error (allErrors), at a cost that
+// grows with the square of the items: 60 KB holding 20 000 empty products took it 11 s, long enough
+// to stop the whole sandbox (attacker review, 2026-11-23). The member and value bounds are there for
+// the parse itself (reviews, 2026-11-25).
 import express, { type Request, type RequestHandler } from 'express';
 import { bodyRefusal, measuredBody } from './body-size.ts';
 
@@ -42,6 +42,7 @@ export const MAX_JSON_VALUES = 10_000;
 const [OPEN_OBJECT, OPEN_ARRAY, CLOSE_OBJECT, CLOSE_ARRAY, COMMA, QUOTE, BACKSLASH] = [0x7b, 0x5b, 0x7d, 0x5d, 0x2c, 0x22, 0x5c];
 /** JSON's white space (RFC 8259 §2): space, tab, line feed, carriage return. */
 const isJsonSpace = (byte: number) => byte === 0x20 || byte === 0x09 || byte === 0x0a || byte === 0x0d;
+const tooManyValues = () => bodyRefusal('JSON body with too many values', 'entity.too.many.values');
 
 /**
  * body-parser's `verify`: one pass over the raw bytes (brackets and commas inside strings not
@@ -53,8 +54,6 @@ const isJsonSpace = (byte: number) => byte === 0x20 || byte === 0x09 || byte ===
  * 2026-11-24: 132 KB of UTF-7 held the event loop 10 s and stopped the sandbox). Refused as
  * body-parser refuses `latin1`: an unsupported charset.
  */
-const tooManyValues = () => bodyRefusal('JSON body with too many values', 'entity.too.many.values');
-
 function refuseOversizedJson(_req: unknown, _res: unknown, body: Buffer, encoding: string): void {
   if (encoding !== 'utf-8') throw bodyRefusal(`unsupported charset "${encoding.toUpperCase()}"`, 'charset.unsupported', 415);
   // Per level: the commas seen (n commas separate n + 1 items or members), and whether it is an array.
