@@ -68,15 +68,21 @@ const PUNCTUATION = /[._/,:]|%(?:2[cCeEfF]|5[fF]|3[aA])/;
  * (`2026/4111 1111 1111 1111`; the re-attack review found a first pattern for punctuation alone
  * taking `2026/4111` for itself and the card number after it left whole).
  */
+const NOT_IN_A_WORD_BEFORE = '(?<=^|[^A-Za-z0-9]|%[0-9A-Fa-f]{2})';
+const NOT_IN_A_WORD_AFTER = '(?![A-Za-z0-9])';
+const UUID_SHAPE = '[0-9A-Fa-f]{8}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{12}';
 const CARD_CANDIDATES = new RegExp(
-  `[0-9A-Fa-f]{8}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{12}` +
-    `|(?<=^|[^A-Za-z0-9]|%[0-9A-Fa-f]{2})${DIGIT}+(?:(?:${SEPARATOR.source}|${PUNCTUATION.source})${DIGIT}+)*(?![A-Za-z0-9])`,
+  // A UUID only as a whole word: `deadbeef-dead-beef-dead-4111111111111111` is no UUID, and its last
+  // 16 digits are looked at (re-attack review, 2026-11-25: they were logged, and taken as a request id).
+  `${NOT_IN_A_WORD_BEFORE}${UUID_SHAPE}${NOT_IN_A_WORD_AFTER}` +
+    `|${NOT_IN_A_WORD_BEFORE}${DIGIT}+(?:(?:${SEPARATOR.source}|${PUNCTUATION.source})${DIGIT}+)*${NOT_IN_A_WORD_AFTER}`,
   'g',
 );
 /** The breaks of a run, kept by `split` (a capturing group) to tell punctuation from white space. */
 const BREAK = new RegExp(`(${SEPARATOR.source}|${PUNCTUATION.source})`);
 const IS_PUNCTUATION = new RegExp(`^(?:${PUNCTUATION.source})$`);
-const UUID = /^[0-9A-Fa-f]{8}-/;
+/** A run the UUID alternative matched: exactly its shape (a run of digits may hold `A`-`F` in its escapes: `%C2%A0`). */
+const UUID = new RegExp(`^${UUID_SHAPE}$`);
 
 /**
  * `text` with every card number in it replaced: 12 to 19 digits passing Luhn (what the sandbox's

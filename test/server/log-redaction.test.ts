@@ -123,7 +123,7 @@ describe('secrets in request URLs', () => {
     expect(logged).not.toContain('5555555555554444');
     expect(logged).not.toContain('4111111111111111');
     // In the punctuation a request id may hold (`.`, `_`, `:`), a card number is still one.
-    for (const given of ['4111.1111.1111.1111', '4111_1111_1111_1111', '5555:5555:5555:4444', 'order-4111.1111.1111.1111', '4111.1111-1111.1111', '2026.4111-1111-1111-1111']) {
+    for (const given of ['4111.1111.1111.1111', '4111_1111_1111_1111', '5555:5555:5555:4444', 'order-4111.1111.1111.1111', '4111.1111-1111.1111', '2026.4111-1111-1111-1111', 'deadbeef-dead-beef-dead-4111111111111111']) {
       const punctuated = await server.http.get('/sandbox/v1/jwks').set('x-request-id', given);
       expect(punctuated.headers['x-request-id']).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
     }
@@ -252,6 +252,8 @@ describe('redactUrl', () => {
     ['/a?t=20261125.1200&u=1700000000000.1234&w=1732500000.123456&ids=411111,111111,111111,100000&x=1700000000000:4111', '/a?t=20261125.1200&u=1700000000000.1234&w=1732500000.123456&ids=411111,111111,111111,100000&x=1700000000000:4111'],
     // Ids stay findable: a UUID's groups and the digits inside a word or a hex digest are no card number.
     ['/s/a1d92eff-6894-4652-8192-42dda88b852d/x4111111111111111y?h=ab5555555555554444cd', '/s/a1d92eff-6894-4652-8192-42dda88b852d/x4111111111111111y?h=ab5555555555554444cd'],
+    // But only a whole UUID: a run of digits whose escapes hold A-F, or a card number after a UUID's first groups, is looked at (re-attack review).
+    ['/a?m=20261125-4111%C2%A01111%C2%A01111%C2%A01111&n=41111111-1111%2D1111&r=deadbeef-dead-beef-dead-4111111111111111', '/a?m=[redacted]&n=[redacted]&r=deadbeef-dead-beef-dead-[redacted]'],
     ['/a?d=2026-11-24&t=1700000000000&phone=%2B55%2011%2091234-5678', '/a?d=2026-11-24&t=1700000000000&phone=%2B55%2011%2091234-5678'],
     // Every query parameter the contract has stays readable.
     [
