@@ -21,7 +21,7 @@ export const bodyRefusal = (message: string, type: string, status = 400) => Obje
  * form of `+` cost ~200 ms of CPU at the public token endpoint (re-attack review, 2026-11-25). The
  * contract documents no compressed request, so none is read.
  */
-export function bodySizeRefusal(req: Request, limit: number): Error | undefined {
+function bodySizeRefusal(req: Request, limit: number): Error | undefined {
   const encoding = req.get('content-encoding');
   if (encoding !== undefined && encoding.trim().toLowerCase() !== 'identity') return bodyRefusal('content encoding unsupported', 'encoding.unsupported');
   const length = req.get('content-length');

@@ -14,7 +14,7 @@
 //   links another user may have made to its files meanwhile; the caller is told, to warn that
 //   others could read and change the database until then. One that cannot be changed is refused.
 // Not on Windows, where access is by ACL, which these modes do not express.
-import { chmodSync, lstatSync, mkdirSync, readdirSync, type Stats } from 'node:fs';
+import { chmodSync, existsSync, lstatSync, mkdirSync, readdirSync, type Stats } from 'node:fs';
 import { join, resolve } from 'node:path';
 
 const PRIVATE = 0o700;
@@ -50,6 +50,9 @@ export const IN_MEMORY = 'memory://';
 
 /** A data directory on disk: anything but `memory://` (config refuses other URLs, see `dataDirectoryOf`). */
 export const isOnDisk = (dataDir: string | undefined): dataDir is string => !!dataDir && !dataDir.startsWith(IN_MEMORY);
+
+/** Whether a data directory on disk holds a cluster already (its PG_VERSION, which a first start writes last). */
+export const holdsCluster = (dataDir: string | undefined): dataDir is string => isOnDisk(dataDir) && existsSync(join(dataDir, 'PG_VERSION'));
 
 /**
  * DATA_DIR as the sandbox uses it: `memory://`, or a directory resolved from `cwd`. Any other URL

@@ -2,9 +2,7 @@
 // seals secrets at rest. Apart from store.ts (the interface), so that the two drivers, which
 // implement that interface, and the factory, which imports them, form no import cycle.
 import { EventEmitter } from 'node:events';
-import { existsSync } from 'node:fs';
-import { join } from 'node:path';
-import { checkDataDirectory, isOnDisk, type MadePrivate } from './data-directory.ts';
+import { checkDataDirectory, holdsCluster, isOnDisk, type MadePrivate } from './data-directory.ts';
 import { parsePreviousEncryptionKey, resolveEncryptionKey } from './encryption-key.ts';
 import { openPgliteWorkerStore, type PgliteWorkerOptions } from './pglite-worker-store.ts';
 import { sealedSecrets, type SealedSecrets } from './sealed-secrets.ts';
@@ -52,7 +50,7 @@ export async function openStore(options: StoreOptions): Promise<Store> {
   // store makes it, or makes it private, once the key is resolved).
   if (!options.databaseUrl && isOnDisk(options.dataDir)) checkDataDirectory(options.dataDir);
   const previous = options.previousEncryptionKey ? parsePreviousEncryptionKey(options.previousEncryptionKey) : undefined;
-  const heldCluster = !options.databaseUrl && isOnDisk(options.dataDir) && existsSync(join(options.dataDir, 'PG_VERSION'));
+  const heldCluster = !options.databaseUrl && holdsCluster(options.dataDir);
   const { key, madeFile } = await resolveEncryptionKey(options);
   const atRest = sealedSecrets(key, previous, options.onPreviousKeyUsed);
   const store = options.databaseUrl

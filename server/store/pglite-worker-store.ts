@@ -2,13 +2,13 @@
 // speaks the protocol of pglite-worker-protocol.ts): this side is the Store the server uses, every
 // call a message with an id and a promise. PGlite is still one connection: concurrent transactions
 // and the statements outside them wait their turn behind its transaction lock, in the worker.
-import { existsSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Worker } from 'node:worker_threads';
 import { lockDataDirectory, type DataDirectoryLock, type LockOptions } from './data-directory-lock.ts';
-import { isOnDisk, privateDataDirectory, type MadePrivate } from './data-directory.ts';
+import { holdsCluster, isOnDisk, privateDataDirectory, type MadePrivate } from './data-directory.ts';
 import type { MaintenanceChange, MaintenanceTimings } from './pglite-maintenance.ts';
 import { pgliteSnapshot } from './pglite-snapshot.ts';
 import { workerFromSources } from './pglite-worker-from-sources.ts';
@@ -209,7 +209,7 @@ async function openUnlocked(dataDir: string | undefined, options: PgliteWorkerOp
  * running initdb in WebAssembly (a first `npx` start: ~3.5 s and ~800 MiB at its peak, for initdb).
  */
 function startsEmpty(dataDir: string | undefined): boolean {
-  return !isOnDisk(dataDir) || !existsSync(join(dataDir, 'PG_VERSION'));
+  return !holdsCluster(dataDir);
 }
 
 /**
