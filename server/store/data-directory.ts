@@ -15,7 +15,7 @@
 //   others could read and change the database until then. One that cannot be changed is refused.
 // Not on Windows, where access is by ACL, which these modes do not express.
 import { chmodSync, existsSync, lstatSync, mkdirSync, readdirSync, type Stats } from 'node:fs';
-import { join, resolve } from 'node:path';
+import { dirname, join, resolve } from 'node:path';
 
 const PRIVATE = 0o700;
 
@@ -85,7 +85,7 @@ export function privateDataDirectory(given: string): MadePrivate | undefined {
   let stats = lstatOrUndefined(dataDir);
   if (!stats) {
     try {
-      mkdirSync(dataDir, { recursive: true, mode: PRIVATE });
+      makeDirectories(dataDir);
     } catch (error) {
       throw refuse(dataDir, `could not be created (${(error as Error).message}): give a directory in a folder you can write to`);
     }
@@ -130,6 +130,24 @@ function privateContents(dir: string): void {
       const stats = lstatSync(path);
       if (stats.mode & 0o077) chmodSync(path, stats.mode & PRIVATE);
       if (entry.isDirectory()) pending.push(path);
+    }
+  }
+}
+
+/**
+ * mkdir -p, one level at a time (mode 700 each): Node's own `recursive` mkdirSync never returns
+ * where making a directory fails with ENOENT under an existing parent (under /proc, /sys), and the
+ * start would hang there.
+ */
+function makeDirectories(dir: string): void {
+  const missing: string[] = [];
+  for (let path = dir; !existsSync(path) && dirname(path) !== path; path = dirname(path)) missing.unshift(path);
+  for (const path of missing) {
+    try {
+      mkdirSync(path, { mode: PRIVATE });
+    } catch (error) {
+      // Made meanwhile by another start (two at once on a new directory): used as mkdir -p would.
+      if ((error as NodeJS.ErrnoException).code !== 'EEXIST' || !lstatSync(path).isDirectory()) throw error;
     }
   }
 }

@@ -70,37 +70,51 @@ export interface ResolvedKey {
   madeFile?: string;
 }
 
-export async function resolveEncryptionKey({ encryptionKey, databaseUrl, dataDir }: EncryptionKeyOptions): Promise<ResolvedKey> {
-  if (encryptionKey) return { key: parseEncryptionKey(encryptionKey) };
-  if (databaseUrl) return { key: derivedFrom(databaseUrl) };
-  if (!isOnDisk(dataDir)) return { key: randomBytes(ENCRYPTION_KEY_BYTES) };
-  return keyFile(encryptionKeyFileOf(dataDir));
-}
-
-/** Reads the key file, or creates it (atomically: a complete file or none) when absent. */
-async function keyFile(file: string): Promise<ResolvedKey> {
+/**
+ * The key, when it can be had without writing anything: undefined when the data directory's key
+ * file is missing (resolveEncryptionKey makes it; open-store.ts has a PGlite store make it under
+ * its directory's lock). A key file refused (unreadable, readable by others, not a key) throws.
+ */
+export async function existingEncryptionKey({ encryptionKey, databaseUrl, dataDir }: EncryptionKeyOptions): Promise<Buffer | undefined> {
+  if (encryptionKey) return parseEncryptionKey(encryptionKey);
+  if (databaseUrl) return derivedFrom(databaseUrl);
+  if (!isOnDisk(dataDir)) return randomBytes(ENCRYPTION_KEY_BYTES);
+  const file = encryptionKeyFileOf(dataDir);
   const existing = await stat(file).catch((error: NodeJS.ErrnoException) => (error.code === 'ENOENT' ? undefined : Promise.reject(error)));
-  let made = false;
-  if (!existing) {
-    // A name of this call's own: two starts on the same directory at once, in one process or in
-    // two, each write theirs, and the first link wins (the second start is then refused by the lock).
-    const partial = `${file}.${process.pid}.${randomBytes(6).toString('hex')}.tmp`;
-    try {
-      await mkdir(dirname(file), { recursive: true });
-      await writeFile(partial, `${randomBytes(ENCRYPTION_KEY_BYTES).toString('base64')}\n`, { mode: 0o600, flag: 'wx' });
-      made = await link(partial, file).then(
-        () => true,
-        (error: NodeJS.ErrnoException) => (error.code === 'EEXIST' ? false : Promise.reject(error)),
-      );
-    } catch (error) {
-      const reason = (error as NodeJS.ErrnoException).code ?? (error as Error).message;
-      throw new Error(`The encryption key file ${file} could not be created (${reason}): give a data directory in a folder you can write to, or set SANDBOX_ENCRYPTION_KEY`, { cause: error });
-    } finally {
-      await unlink(partial).catch(() => {});
-    }
-  } else if ((existing.mode & 0o077) !== 0) {
+  if (!existing) return undefined;
+  if ((existing.mode & 0o077) !== 0) {
     throw new Error(`${file} holds the encryption key and other users may read it (mode ${(existing.mode & 0o777).toString(8)}): chmod 600 ${file}`);
   }
-  const key = parseEncryptionKey(await readFile(file, 'utf8'), file);
-  return made ? { key, madeFile: file } : { key };
+  return parseEncryptionKey(await readFile(file, 'utf8'), file);
+}
+
+/** The key; a data directory's key file is made (mode 0600) when it is missing. */
+export async function resolveEncryptionKey(options: EncryptionKeyOptions): Promise<ResolvedKey> {
+  const key = await existingEncryptionKey(options);
+  return key ? { key } : makeKeyFile(encryptionKeyFileOf(options.dataDir!), options);
+}
+
+/** Creates the key file atomically (a complete file or none); one made meanwhile by another start is read instead. */
+async function makeKeyFile(file: string, options: EncryptionKeyOptions): Promise<ResolvedKey> {
+  // A name of this call's own: two starts on the same directory at once, in one process or in
+  // two, each write theirs, and the first link wins.
+  const partial = `${file}.${process.pid}.${randomBytes(6).toString('hex')}.tmp`;
+  let made: boolean;
+  try {
+    await mkdir(dirname(file), { recursive: true });
+    await writeFile(partial, `${randomBytes(ENCRYPTION_KEY_BYTES).toString('base64')}\n`, { mode: 0o600, flag: 'wx' });
+    made = await link(partial, file).then(
+      () => true,
+      (error: NodeJS.ErrnoException) => (error.code === 'EEXIST' ? false : Promise.reject(error)),
+    );
+  } catch (error) {
+    const reason = (error as NodeJS.ErrnoException).code ?? (error as Error).message;
+    throw new Error(`The encryption key file ${file} could not be created (${reason}): give a data directory in a folder you can write to, or set SANDBOX_ENCRYPTION_KEY`, { cause: error });
+  } finally {
+    await unlink(partial).catch(() => {});
+  }
+  if (made) return { key: parseEncryptionKey(await readFile(file, 'utf8'), file), madeFile: file };
+  const key = await existingEncryptionKey(options); // the other start's, checked as any key file is
+  if (!key) throw new Error(`The encryption key file ${file} was made by another start and removed at once: start again`);
+  return { key };
 }

@@ -3,7 +3,7 @@
 // implement that interface, and the factory, which imports them, form no import cycle.
 import { EventEmitter } from 'node:events';
 import { checkDataDirectory, holdsCluster, isOnDisk, type MadePrivate } from './data-directory.ts';
-import { parsePreviousEncryptionKey, resolveEncryptionKey } from './encryption-key.ts';
+import { existingEncryptionKey, parsePreviousEncryptionKey, resolveEncryptionKey, type ResolvedKey } from './encryption-key.ts';
 import { openPgliteWorkerStore, type PgliteWorkerOptions } from './pglite-worker-store.ts';
 import { sealedSecrets, type SealedSecrets } from './sealed-secrets.ts';
 import type { OnListenChange } from './postgres-announcements.ts';
@@ -50,9 +50,15 @@ export async function openStore(options: StoreOptions): Promise<Store> {
   // store makes it, or makes it private, once the key is resolved).
   if (!options.databaseUrl && isOnDisk(options.dataDir)) checkDataDirectory(options.dataDir);
   const previous = options.previousEncryptionKey ? parsePreviousEncryptionKey(options.previousEncryptionKey) : undefined;
-  const heldCluster = !options.databaseUrl && holdsCluster(options.dataDir);
-  const { key, madeFile } = await resolveEncryptionKey(options);
-  const atRest = sealedSecrets(key, previous, options.onPreviousKeyUsed);
+  const existing = await existingEncryptionKey(options);
+  // A missing key file is made only once the data directory is locked: a start the lock refuses
+  // (another sandbox runs on it) leaves none in its place, which that sandbox's next start would read.
+  let resolved: ResolvedKey | undefined = existing && { key: existing };
+  let heldCluster = false;
+  const makeKeyFile = async () => {
+    heldCluster = holdsCluster(options.dataDir);
+    resolved = await resolveEncryptionKey(options);
+  };
   const store = options.databaseUrl
     ? (await import('./postgres-store.ts')).openPostgresStore(options.databaseUrl, { onListenChange: options.onOtherInstancesListening })
     : openPgliteWorkerStore(options.dataDir, {
@@ -61,9 +67,12 @@ export async function openStore(options: StoreOptions): Promise<Store> {
         onMaintenance: options.onMaintenance,
         onMadePrivate: options.onMadePrivate,
         onWaitingForLock: options.onWaitingForLock,
+        underLock: resolved ? undefined : makeKeyFile,
       });
-  const opened = withSecretsAndAnnouncements(await store, atRest);
-  return heldCluster && madeFile ? { ...opened, madeKeyFile: madeFile } : opened;
+  const opened = await store;
+  const { key, madeFile } = resolved!;
+  const withSecrets = withSecretsAndAnnouncements(opened, sealedSecrets(key, previous, options.onPreviousKeyUsed));
+  return heldCluster && madeFile ? { ...withSecrets, madeKeyFile: madeFile } : withSecrets;
 }
 
 /**

@@ -122,6 +122,8 @@ export interface PgliteWorkerOptions {
   onMadePrivate?: (change: MadePrivate) => void;
   /** Told when the start waits for the lock of a sandbox that is gone to go stale (data-directory-lock.ts). */
   onWaitingForLock?: LockOptions['onWaiting'];
+  /** Run once a data directory is locked, before PGlite's thread starts (open-store.ts makes a missing key file there); a rejection releases the lock. */
+  underLock?: () => Promise<void>;
 }
 
 export interface PgliteWorkerStore extends Store {
@@ -152,6 +154,7 @@ export async function openPgliteWorkerStore(dataDir?: string, options: PgliteWor
   let store: PgliteWorkerStore | undefined;
   const lock: DataDirectoryLock = await lockDataDirectory(dataDir, { onLost: (error) => store?.abort(error), onWaiting: options.onWaitingForLock });
   try {
+    await options.underLock?.();
     store = await openUnlocked(dataDir, options, lock.refusal);
   } catch (error) {
     await lock.release();

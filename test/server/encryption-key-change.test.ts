@@ -175,6 +175,21 @@ describe('changing the encryption key of a PGlite data directory', () => {
     await (await startSandbox({ dataDir: fresh })).close();
     expect((await stat(`${fresh}.encryption-key`)).mode & 0o777).toBe(0o600);
   });
+
+  it('makes no key file when the lock refuses the start: the running sandbox, restarted, still opens its data', async () => {
+    const dataDir = join(dir, 'key-under-lock');
+    const file = `${dataDir}.encryption-key`;
+    const running = await startSandbox({ dataDir });
+    const kid = await kids(running);
+    await rename(file, `${file}.moved`); // gone while the sandbox runs (moved, or deleted and restored later)
+    await expect(startSandbox({ dataDir })).rejects.toThrow(/is in use by another sandbox/);
+    await expect(stat(file)).rejects.toMatchObject({ code: 'ENOENT' }); // nothing made in its place
+    await rename(`${file}.moved`, file);
+    await running.close();
+    const again = await startSandbox({ dataDir });
+    expect(await kids(again)).toEqual(kid);
+    await again.close();
+  });
 });
 
 /** Stores the demo seller's notification password sealed with `key`, as an instance on that key would. */
