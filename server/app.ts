@@ -24,6 +24,7 @@ import { errorHandler } from './http/error-handler.ts';
 import { answerContractViolations, contractValidator } from './http/contract-validator.ts';
 import { renderError } from './error-bodies.ts';
 import { httpLogging } from './http/logging.ts';
+import { keepContractMembers } from './http/contract-members.ts';
 import { refuseNonText } from './http/text-guard.ts';
 import { checkoutPages } from './hosted-checkout/routes.ts';
 import { sandboxNotificationRoutes } from './sandbox/notifications/routes.ts';
@@ -175,6 +176,7 @@ export async function createApp(deps: AppDeps, extraAreas: AreaRoutes[] = []): P
   app.use(headAgain);
 
   app.use(refuseNonText); // what the contract cannot say: open objects' members, Basic credentials
+  app.use(keepContractMembers(apiSpec)); // unknown members accepted, not kept (http/contract-members.ts)
   app.use(authentication.routes);
   for (const routes of [...extraAreas, ...AREAS]) app.use(await routes(areaDeps));
 

@@ -1,5 +1,6 @@
 // After the validator: what the contract cannot describe is text too. Request schemas leave objects
-// open (unknown members are accepted, and stored with their object), and the second token form's
+// open (unknown members are accepted; those of an object marked open, such as a subscription's
+// address, are stored with it: http/contract-members.ts), and the second token form's
 // credentials travel Base64-encoded in a header; neither may carry what the store cannot hold.
 import type { Request, RequestHandler } from 'express';
 import { parseBasicCredentials } from './basic-credentials.ts';
