@@ -25,6 +25,7 @@ import { answerContractViolations, contractValidator } from './http/contract-val
 import { renderError } from './error-bodies.ts';
 import { httpLogging } from './http/logging.ts';
 import { keepContractMembers } from './http/contract-members.ts';
+import { originFormTarget } from './http/origin-form.ts';
 import { refuseNonText } from './http/text-guard.ts';
 import { checkoutPages } from './hosted-checkout/routes.ts';
 import { sandboxNotificationRoutes } from './sandbox/notifications/routes.ts';
@@ -128,6 +129,7 @@ export async function createApp(deps: AppDeps, extraAreas: AreaRoutes[] = []): P
   app.set('case sensitive routing', ROUTING.caseSensitive);
   app.set('strict routing', ROUTING.strict);
   app.use(httpLogging(logger));
+  app.use(originFormTarget); // an absolute-form target read as its path, its authority as the host (http/origin-form.ts)
   app.use(closeWhenBodyUnread); // an answer before the whole body arrived closes the connection (http/unread-bodies.ts)
   // No browser reads any answer as anything but its type: the API's, the pages', the plain-text refusals.
   app.use((_req, res, next) => {

@@ -75,7 +75,11 @@ export async function loadSigningKeys(
   };
 }
 
-/** Another instance's rotation is seen within this time (every instance reads the keys again). */
+/**
+ * Every instance reads the keys again after this time. A rotation is announced (Store.onAnnounced:
+ * the other instances on one PostgreSQL database hear it through NOTIFY) and read again at once; the
+ * refresh covers an announcement lost (a listening connection down).
+ */
 export const SIGNING_KEYS_REFRESH_MS = 30_000;
 /** A token with a `kid` not yet known reads the keys again at once, but not more than once a second. */
 const UNKNOWN_KID_REFRESH_MS = 1_000;
@@ -128,6 +132,8 @@ export async function signingKeyRing(
       .finally(() => (reading = undefined)));
   };
   const olderThan = (ms: number) => Date.now() - readAt >= ms;
+  // Another instance's rotation (a revoked key above all) is read as soon as it is announced.
+  store.onAnnounced?.('signing-keys-rotated', () => void read());
 
   return {
     async current(): Promise<SigningKeys> {
@@ -160,6 +166,7 @@ export async function signingKeyRing(
       });
       rotations++;
       take(await loadSigningKeys(repository, options));
+      store.announce?.('signing-keys-rotated');
       return { kid: next.kid, previousKid, previousPublishedUntil: revoke ? now : new Date(now.getTime() + options.retiredKeyPublishedMs) };
     },
   };

@@ -168,6 +168,15 @@ async function post(
  */
 export const STOP_GRACE_MS = 2_000;
 
+/**
+ * An attempt's POST ends this long before its lease at the latest, and is not begun with less than
+ * MIN_ATTEMPT_MS left: the lease was counted from before the claim waited for a connection (and
+ * resolving the target may wait for one too), so on a busy pool an attempt given the policy's whole
+ * timeout could outlive its lease, and another pass lease the delivery and POST it again meanwhile.
+ */
+export const LEASE_MARGIN_MS = 2_000;
+export const MIN_ATTEMPT_MS = 1_000;
+
 export function createDeliveryWorker(options: DeliveryWorkerOptions) {
   const { store, logger, resolveTarget } = options;
   const policy = options.policy ?? CONTRACT_RETRY_POLICY;
@@ -196,8 +205,14 @@ export function createDeliveryWorker(options: DeliveryWorkerOptions) {
     const startedAt = now();
     const resolved = await resolveTarget(delivery.seller_id);
     const target = resolved && !('refused' in resolved) ? resolved : undefined;
+    const leaseLeftMs = delivery.locked_until!.getTime() - now().getTime() - LEASE_MARGIN_MS;
+    if (target && leaseLeftMs < MIN_ATTEMPT_MS) {
+      await repo.releaseLease(delivery.delivery_id, delivery.locked_until!);
+      logger.warn({ delivery_id: delivery.delivery_id }, 'merchant notification attempt not made: its lease ran out while the store was busy; due again at once');
+      return;
+    }
     const outcome: AttemptOutcome = target
-      ? await post(agents, options.lookupFor?.(delivery.seller_id), target, delivery.payload, policy.attemptTimeoutMs, stop)
+      ? await post(agents, options.lookupFor?.(delivery.seller_id), target, delivery.payload, Math.min(policy.attemptTimeoutMs, leaseLeftMs), stop)
       : { latencyMs: 0, error: resolved && 'refused' in resolved ? resolved.refused : 'no notification URL is configured for the seller' };
     if (outcome.interrupted) return giveBack(delivery);
     const number = await store.transaction((tx) =>

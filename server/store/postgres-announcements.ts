@@ -6,7 +6,7 @@ import { createHash, randomUUID } from 'node:crypto';
 import pg from 'pg';
 import type { OtherInstances, StoreTopic } from './store.ts';
 
-const TOPICS: readonly StoreTopic[] = ['notification-due'];
+const TOPICS: readonly StoreTopic[] = ['notification-due', 'signing-keys-rotated'];
 const FIRST_RETRY_MS = 1_000;
 const LAST_RETRY_MS = 30_000;
 /** A connection that listened this long before it was lost starts its retries from FIRST_RETRY_MS again. */

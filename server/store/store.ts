@@ -23,8 +23,8 @@ export interface Queryable {
   announce?(topic: StoreTopic): void;
 }
 
-/** What a store announces to its listeners: a notification delivery became due. */
-export type StoreTopic = 'notification-due';
+/** What a store announces to its listeners: a notification delivery became due; the token signing keys were rotated. */
+export type StoreTopic = 'notification-due' | 'signing-keys-rotated';
 
 /**
  * How a driver carries announcements to the store's other instances (PostgreSQL: NOTIFY and LISTEN,

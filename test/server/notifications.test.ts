@@ -7,7 +7,7 @@ import { createServer, type IncomingMessage, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { createLogger } from '../../server/http/logging.ts';
-import { createDeliveryWorker, MAX_IN_FLIGHT, PER_SELLER_IN_FLIGHT, RESERVED_FOR_IDLE_SELLERS, type NotificationTarget } from '../../server/notifications/delivery.ts';
+import { createDeliveryWorker, LEASE_MARGIN_MS, MAX_IN_FLIGHT, MIN_ATTEMPT_MS, PER_SELLER_IN_FLIGHT, RESERVED_FOR_IDLE_SELLERS, type NotificationTarget } from '../../server/notifications/delivery.ts';
 import { enqueueCheckoutNotification } from '../../server/notifications/outbox.ts';
 import { notificationRepository, SKIPPED_SELLERS } from '../../server/notifications/repository.ts';
 import { CONTRACT_RETRY_POLICY, delayAfterAttempt, type RetryPolicy } from '../../server/notifications/retry-policy.ts';
@@ -103,6 +103,37 @@ for (const kind of STORE_KINDS) {
     describe('with a merchant endpoint', () => {
       let endpoint: Awaited<ReturnType<typeof merchant>>;
       afterEach(() => endpoint?.close());
+
+      it('makes no attempt when its lease is nearly over before the POST (the store kept it waiting), gives the lease back, and the next pass delivers', async () => {
+        endpoint = await merchant([200]);
+        target = { url: endpoint.url, user: 'loja', password: 'senha' };
+        const id = await enqueue();
+        const leaseMs = POLICY.attemptTimeoutMs + 5_000;
+        // The claim and the target's lookup took all but MIN_ATTEMPT_MS - 1 ms of the lease's usable part.
+        const waited = leaseMs - LEASE_MARGIN_MS - MIN_ATTEMPT_MS + 1;
+        const late = createDeliveryWorker({ store, logger, policy: POLICY, now: () => clock, resolveTarget: async () => ((clock = new Date(clock.getTime() + waited)), target) });
+        expect(await late.runOnce()).toBe(1);
+        expect(endpoint.received).toHaveLength(0);
+        expect(await attempts(id)).toEqual([]);
+        expect(await stored(id)).toMatchObject({ status: 'pending', attempts: 0 });
+        expect(logs.lines.some((l) => l.msg.startsWith('merchant notification attempt not made: its lease ran out'))).toBe(true);
+        expect(await worker().runOnce()).toBe(1); // given back: leased again at once
+        expect(endpoint.received).toHaveLength(1);
+        expect(await stored(id)).toMatchObject({ status: 'delivered', attempts: 1 });
+      });
+
+      it('gives an attempt only what is left of its lease, less the margin, when that is under the policy\'s timeout', async () => {
+        let answer!: (status: number) => void;
+        endpoint = await merchant([new Promise<number>((resolve) => (answer = resolve))]);
+        target = { url: endpoint.url, user: 'loja', password: 'senha' };
+        const id = await enqueue();
+        const policy = { ...POLICY, attemptTimeoutMs: 3_000 };
+        const waited = policy.attemptTimeoutMs + 5_000 - LEASE_MARGIN_MS - 1_500; // 1.5 s usable left
+        const late = createDeliveryWorker({ store, logger, policy, now: () => clock, resolveTarget: async () => ((clock = new Date(clock.getTime() + waited)), target) });
+        expect(await late.runOnce()).toBe(1);
+        answer(200); // too late: the attempt gave up after 1.5 s, not the policy's 3 s
+        expect(await attempts(id)).toMatchObject([{ attempt: 1, status_code: null, error: 'no answer within 1500 ms' }]);
+      });
 
       it('POSTs the payload with Basic credentials and ends on the first 200', async () => {
         endpoint = await merchant([200]);

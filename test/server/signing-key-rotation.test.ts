@@ -160,9 +160,10 @@ describe('revoking a key that may have leaked', () => {
     expect(await jwks()).toEqual(before);
   });
 
-  it('is seen by another instance on the same database when it reads the keys again (within 30 s), its verified tokens included', async () => {
+  it('without its announcement (a listening connection down), is seen by another instance when it reads the keys again (within 30 s), its verified tokens included', async () => {
     const options = { retiredKeyPublishedMs: RETIRED_KEY_PUBLISHED_MS };
-    const [a, b] = [await signingKeyRing(server.store, options), await signingKeyRing(server.store, options)];
+    const deaf: Store = { ...server.store, onAnnounced: undefined };
+    const [a, b] = [await signingKeyRing(server.store, options), await signingKeyRing(deaf, options)];
     const seller = { clientId: 'c', sellerId: DEMO_SELLER_ID, country: 'BR', tenant: 'sandbox' };
     const tokensOfB = accessTokens(b, ISSUER);
     const { accessToken } = await accessTokens(a, ISSUER).issue(seller);
@@ -178,6 +179,14 @@ describe('revoking a key that may have leaked', () => {
     }
   });
 });
+
+/** Until `check` holds, for at most 5 s. */
+async function until(check: () => Promise<boolean>): Promise<void> {
+  for (const end = Date.now() + 5_000; !(await check()); ) {
+    if (Date.now() > end) throw new Error('timed out');
+    await new Promise((r) => setTimeout(r, 20));
+  }
+}
 
 describe.each(STORE_KINDS)('two instances on one $name database', (kind) => {
   it('rotate at once: each rotation happens whole, one key stays active, and each verifies the other\'s tokens', async () => {
@@ -198,6 +207,28 @@ describe.each(STORE_KINDS)('two instances on one $name database', (kind) => {
       await new Promise((r) => setTimeout(r, 1100));
       expect((await accessTokens(b, ISSUER).verify(fromA.accessToken)).clientId).toBe('c');
       expect((await accessTokens(a, ISSUER).verify(fromB.accessToken)).clientId).toBe('c');
+    } finally {
+      await drop();
+    }
+  });
+});
+
+describe.each(STORE_KINDS)('a revocation on one of two instances on one $name database', (kind) => {
+  it('is announced: the other refuses the revoked key\'s tokens, verified ones included, and signs with the new key at once, not 30 s later', async () => {
+    const { store, again, drop } = await kind.fresh();
+    try {
+      await ensureDemoSeller(store, DEMO, createLogger('silent'));
+      const options = { retiredKeyPublishedMs: RETIRED_KEY_PUBLISHED_MS };
+      const [a, b] = [await signingKeyRing(store, options), await signingKeyRing(await again(), options)];
+      const seller = { clientId: 'c', sellerId: DEMO_SELLER_ID, country: 'BR', tenant: 'sandbox' };
+      const tokensOfB = accessTokens(b, ISSUER);
+      const { accessToken } = await accessTokens(a, ISSUER).issue(seller);
+      expect((await tokensOfB.verify(accessToken)).clientId).toBe('c');
+      const { kid } = await a.rotate({ revoke: true });
+      await until(async () => (await tokensOfB.verify(accessToken).then(() => false, () => true)));
+      await expect(tokensOfB.verify(accessToken)).rejects.toMatchObject({ reason: 'invalid' });
+      expect((await b.current()).kid).toBe(kid);
+      expect(kidOf((await tokensOfB.issue(seller)).accessToken)).toBe(kid);
     } finally {
       await drop();
     }
