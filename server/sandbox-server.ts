@@ -110,7 +110,13 @@ export async function runSandbox(configured: Config, logger: Logger, options: Ru
   };
   const storeReady = openStore({ ...configured, pgliteSnapshot: true, ...logLines, onFailure }).then(async (store) => {
     try {
-      const applied = await migrate(store);
+      const applied = await migrate(store, undefined, {
+        onNewer: (newer) =>
+          logger.warn(
+            { newer },
+            'The database holds migrations this version of the sandbox does not have: a newer version migrated it. This instance runs on it as it is; upgrade it to the version that made them',
+          ),
+      });
       if (applied.length) logger.info({ applied }, 'Migrations applied');
       // Every secret at rest opens (else the start is refused, naming it); those only the previous key opens are sealed again.
       const resealed = await checkSecretsAtRest(store, configured.previousEncryptionKey !== undefined);

@@ -33,20 +33,32 @@ export async function listMigrations(dir = MIGRATIONS_DIR): Promise<Migration[]>
   });
 }
 
-/** The versions recorded so far, read without a lock (none yet when the table does not exist). */
-async function appliedVersions(db: Queryable): Promise<Set<string>> {
+/** The migrations recorded so far (version → name), read without a lock (none yet when the table does not exist). */
+async function appliedVersions(db: Queryable): Promise<Map<string, string>> {
   try {
-    const { rows } = await db.query<{ version: string }>('SELECT version FROM schema_migrations');
-    return new Set(rows.map((r) => r.version));
+    const { rows } = await db.query<{ version: string; name: string }>('SELECT version, name FROM schema_migrations');
+    return new Map(rows.map((r) => [r.version, r.name]));
   } catch (error) {
-    if ((error as { code?: unknown }).code === UNDEFINED_TABLE) return new Set();
+    if ((error as { code?: unknown }).code === UNDEFINED_TABLE) return new Map();
     throw error;
   }
 }
 
+export interface MigrateOptions {
+  /**
+   * Told the migrations recorded in the database that this version does not have (`NNN_name`): a
+   * newer version of the sandbox migrated it. The start goes on (an instance left on the previous
+   * version during a rolling upgrade), which a migration that is not additive would break.
+   */
+  onNewer?: (migrations: string[]) => void;
+}
+
 /** Applies the migrations not yet recorded; returns the versions it applied. */
-export async function migrate(store: Store, dir = MIGRATIONS_DIR): Promise<string[]> {
+export async function migrate(store: Store, dir = MIGRATIONS_DIR, options: MigrateOptions = {}): Promise<string[]> {
   const [migrations, recorded] = await Promise.all([listMigrations(dir), appliedVersions(store)]);
+  const known = new Set(migrations.map((m) => m.version));
+  const newer = [...recorded].filter(([version]) => !known.has(version)).map(([version, name]) => `${version}_${name}`);
+  if (newer.length) options.onNewer?.(newer.sort());
   // Rows are only ever added, so a version seen recorded stays recorded: only the others are
   // pending, and each is checked again under the lock (another instance may apply it meanwhile).
   const pending = migrations.filter((m) => !recorded.has(m.version));

@@ -121,6 +121,24 @@ it('is logged by the sandbox as a warning naming the directory and its modes', a
   ]);
 });
 
+it('is started on a database a newer version migrated, with a warning naming the migrations it does not have', async () => {
+  const dataDir = join(root, 'migrated-by-newer');
+  await (await runSandbox(testConfig({ apiSpec: PLATFORM_JSON, dataDir }), createLogger('silent'))).close();
+  const store = await openStore({ dataDir });
+  await store.query("INSERT INTO schema_migrations (version, name) VALUES ('999', 'later_change')");
+  await store.close();
+  const logs = new CapturedLogs();
+  const sandbox = await runSandbox(testConfig({ apiSpec: PLATFORM_JSON, dataDir }), createLogger('info', logs));
+  try {
+    expect((await fetch(`${sandbox.url}/sandbox/v1/jwks`)).status).toBe(200);
+  } finally {
+    await sandbox.close();
+  }
+  expect(logs.lines.filter((line) => line.newer)).toEqual([
+    expect.objectContaining({ level: 40, newer: ['999_later_change'], msg: expect.stringContaining('a newer version migrated it') }),
+  ]);
+});
+
 it('refuses what is not a data directory, leaves it as it was and writes no key file beside it', async () => {
   const home = join(root, 'home-like');
   await mkdir(join(home, 'projects'), { recursive: true });

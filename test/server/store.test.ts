@@ -81,7 +81,24 @@ function storeSuite(name: string, freshDatabase: () => Promise<Opener>) {
           transaction: () => Promise.reject(new Error('no transaction expected')),
         };
         expect(await migrate(watched)).toEqual([]);
-        expect(queries).toEqual(['SELECT version FROM schema_migrations']);
+        expect(queries).toEqual(['SELECT version, name FROM schema_migrations']);
+      } finally {
+        await store.close();
+      }
+    });
+
+    it('says which recorded migrations it does not have (a newer version migrated the database), and starts on it', async () => {
+      const store = await open();
+      try {
+        await migrate(store);
+        await store.query("INSERT INTO schema_migrations (version, name) VALUES ('998', 'later_change'), ('999', 'last_change')");
+        const told: string[][] = [];
+        expect(await migrate(store, undefined, { onNewer: (newer) => told.push(newer) })).toEqual([]);
+        expect(told).toEqual([['998_later_change', '999_last_change']]);
+        const none: string[][] = [];
+        await store.query("DELETE FROM schema_migrations WHERE version >= '998'");
+        await migrate(store, undefined, { onNewer: (newer) => none.push(newer) });
+        expect(none).toEqual([]);
       } finally {
         await store.close();
       }
