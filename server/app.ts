@@ -25,7 +25,7 @@ import { answerContractViolations, contractValidator } from './http/contract-val
 import { renderError } from './error-bodies.ts';
 import { httpLogging } from './http/logging.ts';
 import { keepContractMembers } from './http/contract-members.ts';
-import { originFormTarget } from './http/origin-form.ts';
+import { originFormFirst, refuseNonTargets } from './http/origin-form.ts';
 import { refuseNonText } from './http/text-guard.ts';
 import { checkoutPages } from './hosted-checkout/routes.ts';
 import { sandboxNotificationRoutes } from './sandbox/notifications/routes.ts';
@@ -119,6 +119,7 @@ export async function createApp(deps: AppDeps, extraAreas: AreaRoutes[] = []): P
   const renderErrors = errorHandler(logger, renderError, (req) => req.operation && apiSpec.paths[req.operation.template]?.[req.operation.method.toLowerCase()]);
 
   const app = express();
+  originFormFirst(app); // an absolute-form target read as its path, its authority as the host (http/origin-form.ts)
   app.disable('x-powered-by');
   // Whose X-Forwarded-For names the caller (config.ts, TRUST_PROXY): none unless told; req.ip is then
   // the address that the limits, the token throttle and the hashing line count.
@@ -129,7 +130,7 @@ export async function createApp(deps: AppDeps, extraAreas: AreaRoutes[] = []): P
   app.set('case sensitive routing', ROUTING.caseSensitive);
   app.set('strict routing', ROUTING.strict);
   app.use(httpLogging(logger));
-  app.use(originFormTarget); // an absolute-form target read as its path, its authority as the host (http/origin-form.ts)
+  app.use(refuseNonTargets); // a target neither a path nor an absolute http(s) URL (http/origin-form.ts)
   app.use(closeWhenBodyUnread); // an answer before the whole body arrived closes the connection (http/unread-bodies.ts)
   // No browser reads any answer as anything but its type: the API's, the pages', the plain-text refusals.
   app.use((_req, res, next) => {

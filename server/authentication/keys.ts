@@ -107,6 +107,8 @@ export async function signingKeyRing(
   let keys = await loadSigningKeys(repository, options);
   let readAt = Date.now();
   let reading: Promise<SigningKeys> | undefined;
+  /** A rotation was announced while a read was in flight: another read follows it. */
+  let readAgain = false;
   /** Counts this instance's rotations: a read begun before one does not replace the keys after it. */
   let rotations = 0;
   const take = (fresh: SigningKeys) => ((keys = fresh), (readAt = Date.now()), fresh);
@@ -129,11 +131,21 @@ export async function signingKeyRing(
         readAt = Date.now();
         return keys;
       })
-      .finally(() => (reading = undefined)));
+      .finally(() => {
+        reading = undefined;
+        if (readAgain) {
+          readAgain = false;
+          void read();
+        }
+      }));
   };
   const olderThan = (ms: number) => Date.now() - readAt >= ms;
-  // Another instance's rotation (a revoked key above all) is read as soon as it is announced.
-  store.onAnnounced?.('signing-keys-rotated', () => void read());
+  // Another instance's rotation (a revoked key above all) is read as soon as it is announced. A read
+  // in flight may have begun before that rotation committed: then one more follows it.
+  store.onAnnounced?.('signing-keys-rotated', () => {
+    if (reading) readAgain = true;
+    else void read();
+  });
 
   return {
     async current(): Promise<SigningKeys> {

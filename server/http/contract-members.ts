@@ -78,10 +78,12 @@ export function contractMembers(document: PlatformDocument): (schema: Schema, va
     if (!isObject(value) || all.every((m) => m.undescribed)) return value;
     const open = all.some((m) => m.open);
     const kept: Record<string, unknown> = {};
+    // Own members, whatever their name: `kept.__proto__ = …` would set the object's prototype instead.
+    const put = (name: string, member: unknown) => Object.defineProperty(kept, name, { value: member, enumerable: true, writable: true, configurable: true });
     for (const [name, member] of Object.entries(value)) {
       const subs = all.flatMap((m) => m.named.get(name) ?? []);
-      if (subs.length) kept[name] = keep(subs, member);
-      else if (open) kept[name] = member;
+      if (subs.length) put(name, keep(subs, member));
+      else if (open) put(name, member);
     }
     return kept;
   };

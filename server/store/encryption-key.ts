@@ -12,7 +12,7 @@
 // DATABASE_URL it was derived from): every secret sealed with the old key is sealed again with the
 // new one (secrets-at-rest-check.ts), and the old key is needed no more.
 import { hkdfSync, randomBytes } from 'node:crypto';
-import { link, mkdir, readFile, stat, unlink, writeFile } from 'node:fs/promises';
+import { link, lstat, mkdir, readFile, stat, unlink, writeFile } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import { isOnDisk } from './data-directory.ts';
 import { ENCRYPTION_KEY_BYTES } from './sealed-secrets.ts';
@@ -81,7 +81,13 @@ export async function existingEncryptionKey({ encryptionKey, databaseUrl, dataDi
   if (!isOnDisk(dataDir)) return randomBytes(ENCRYPTION_KEY_BYTES);
   const file = encryptionKeyFileOf(dataDir);
   const existing = await stat(file).catch((error: NodeJS.ErrnoException) => (error.code === 'ENOENT' ? undefined : Promise.reject(error)));
-  if (!existing) return undefined;
+  if (!existing) {
+    // A symbolic link to nothing is not a missing file: a new key file cannot be made in its place.
+    if (await lstat(file).then(() => true, () => false)) throw new Error(`${file} holds the encryption key and is a symbolic link to nothing: point it at the key file, or remove it`);
+    return undefined;
+  }
+  // A named pipe would hold the start forever, waiting for a writer; a directory has no key to read.
+  if (!existing.isFile()) throw new Error(`${file} holds the encryption key and is not a file: put the key file there`);
   if ((existing.mode & 0o077) !== 0) {
     throw new Error(`${file} holds the encryption key and other users may read it (mode ${(existing.mode & 0o777).toString(8)}): chmod 600 ${file}`);
   }

@@ -7,6 +7,7 @@ import { WRONG_HOST } from '../../server/http/local-host-names.ts';
 import { DEMO_SELLER_ID } from '../../server/sandbox/demo-seller.ts';
 import { rawRequest } from '../support/raw-http.ts';
 import { ADMIN, startTestServer, type TestServer } from './support/server.ts';
+import { createLink } from './support/payment-link.ts';
 
 describe('a request target in absolute form', () => {
   let sandbox: TestServer;
@@ -39,6 +40,23 @@ describe('a request target in absolute form', () => {
     expect((await send(`http://127.0.0.1${list}`, { authorization: ADMIN })).status).toBe(200);
   });
 
+  it('reaches the hosted pages as their path does: the same page, and no other (mounted paths are cut from the rewritten target)', async () => {
+    const link = await createLink(sandbox, DEMO_SELLER_ID);
+    const page = `/pay/${link.short_id}`;
+    const [origin, absolute] = [await send(page), await send(`http://localhost${page}`)];
+    expect(origin.status).toBe(200);
+    expect(absolute.status).toBe(200);
+    expect(absolute.contentType).toBe('text/html');
+    expect(absolute.text).toContain(link.short_id);
+    // As long as "http://localhost": the router once cut that many characters from the mounted path.
+    const padded = `/pay/${'a'.repeat('http://localhost'.length - 1)}/${link.short_id}`;
+    expect((await send(padded)).status).toBe(404);
+    expect((await send(`http://localhost${padded}`)).status).toBe(404);
+    const checkout = '/checkout/00000000-0000-4000-8000-000000000000';
+    const [o, a] = [await send(checkout), await send(`http://localhost${checkout}`)];
+    expect([a.status, a.contentType]).toEqual([o.status, o.contentType]);
+  });
+
   it('keeps its path as sent: a dot segment is not resolved into a route', async () => {
     expect((await send('/sandbox/x/../v1/jwks')).status).toBe(404);
     expect((await send('http://localhost/sandbox/x/../v1/jwks')).status).toBe(404);
@@ -46,7 +64,7 @@ describe('a request target in absolute form', () => {
   });
 
   it('is refused with 400 when it is neither a path nor an absolute http(s) URL', async () => {
-    for (const path of ['*', 'ftp://localhost/sandbox/v1/jwks', 'http://user:pass@localhost/sandbox/v1/jwks', 'http:///sandbox/v1/jwks']) {
+    for (const path of ['*', 'ftp://localhost/sandbox/v1/jwks', 'http://user:pass@localhost/sandbox/v1/jwks', 'http:///sandbox/v1/jwks', 'http://[::1]evil.example/sandbox/v1/jwks']) {
       const res = await send(path);
       expect(res.status, path).toBe(400);
       expect(res.contentType, path).toBe('text/plain');

@@ -46,6 +46,11 @@ describe('contractMembers', () => {
     expect(kept).toEqual({ a: '1' });
     expect(Object.keys(kept)).toEqual(['a']);
     expect(({} as Record<string, unknown>).polluted).toBeUndefined();
+    // An open object keeps it as sent: its own member, not its prototype.
+    const open = keep(ref('Open'), JSON.parse('{"__proto__":{"polluted":true},"x":1}')) as Record<string, unknown>;
+    expect(Object.keys(open)).toEqual(['__proto__', 'x']);
+    expect(Object.getPrototypeOf(open)).toBe(Object.prototype);
+    expect(JSON.stringify(open)).toBe('{"__proto__":{"polluted":true},"x":1}');
   });
 });
 

@@ -3,7 +3,9 @@
 // start with another key), clear rows of earlier versions are sealed by migration 009, and the
 // encryption key comes from SANDBOX_ENCRYPTION_KEY, DATABASE_URL, a 0600 file beside the data
 // directory, or memory.
-import { chmod, mkdtemp, readdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
+import { spawnSync } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { chmod, mkdir, mkdtemp, readdir, readFile, rm, stat, symlink, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { exportJWK, generateKeyPair, calculateJwkThumbprint, jwtVerify, importJWK } from 'jose';
@@ -132,6 +134,22 @@ describe('the encryption key', () => {
     await writeFile(encryptionKeyFileOf(dataDir), Buffer.alloc(32, 1).toString('base64'));
     await chmod(encryptionKeyFileOf(dataDir), 0o644);
     await expect(resolveEncryptionKey({ dataDir })).rejects.toThrow(/other users may read it \(mode 644\): chmod 600/);
+  });
+
+  it('refuses, at once and leaving nothing, a key file that is a named pipe, a directory or a symbolic link to nothing; follows one to a key file', async () => {
+    const fifo = join(dir, 'fifo');
+    expect(spawnSync('mkfifo', ['-m', '600', encryptionKeyFileOf(fifo)]).status).toBe(0); // read, it would wait for a writer forever
+    await mkdir(encryptionKeyFileOf(join(dir, 'directory')), { mode: 0o700 });
+    await symlink(join(dir, 'nowhere'), encryptionKeyFileOf(join(dir, 'dangling')));
+    for (const [name, message] of [['fifo', 'is not a file'], ['directory', 'is not a file'], ['dangling', 'is a symbolic link to nothing']] as const) {
+      const dataDir = join(dir, name);
+      await expect(openStore({ dataDir }), name).rejects.toThrow(`${encryptionKeyFileOf(dataDir)} holds the encryption key and ${message}`);
+      expect(existsSync(dataDir), name).toBe(false); // no data directory made
+    }
+    const target = join(dir, 'mounted-secret');
+    await writeFile(target, Buffer.alloc(32, 5).toString('base64'), { mode: 0o600 });
+    await symlink(target, encryptionKeyFileOf(join(dir, 'linked')));
+    expect(await resolveEncryptionKey({ dataDir: join(dir, 'linked') })).toEqual({ key: Buffer.alloc(32, 5) });
   });
 
   it('refuses a bad key before the store opens anything (no data directory made)', async () => {

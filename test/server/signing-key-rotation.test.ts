@@ -235,6 +235,35 @@ describe.each(STORE_KINDS)('a revocation on one of two instances on one $name da
   });
 });
 
+describe('a rotation announced while a read of the keys is in flight', () => {
+  it('is read by one more read after it: the one in flight may have queried before the rotation committed', async () => {
+    let hold: Promise<void> | undefined;
+    // b's reads of the keys answer only once `hold` settles, with what they read before.
+    const held: Store = {
+      ...server.store,
+      query: async (sql, params) => {
+        const result = await server.store.query(sql, params);
+        if (hold && /signing_keys/.test(sql)) await hold;
+        return result;
+      },
+    } as Store;
+    const options = { retiredKeyPublishedMs: RETIRED_KEY_PUBLISHED_MS };
+    const [a, b] = [await signingKeyRing(server.store, options), await signingKeyRing(held, options)];
+    const seller = { clientId: 'c', sellerId: DEMO_SELLER_ID, country: 'BR', tenant: 'sandbox' };
+    const tokensOfB = accessTokens(b, ISSUER);
+    const { accessToken } = await accessTokens(a, ISSUER).issue(seller);
+    expect((await tokensOfB.verify(accessToken)).clientId).toBe('c');
+    let release!: () => void;
+    hold = new Promise((resolve) => (release = resolve));
+    server.store.announce!('signing-keys-rotated'); // b reads, and its read is held with the keys before the rotation
+    await new Promise((r) => setTimeout(r, 50));
+    await a.rotate({ revoke: true }); // announced while that read is in flight
+    hold = undefined;
+    release();
+    await until(async () => tokensOfB.verify(accessToken).then(() => false, () => true));
+  });
+});
+
 describe('a token issued in the future', () => {
   it('is refused with the usual 401 beyond 60 s of skew, and accepted within', async () => {
     const keys = await loadSigningKeys(authenticationRepository(server.store));
