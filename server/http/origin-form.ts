@@ -4,7 +4,7 @@
 // req.url, where Express's req.path read the path and the validator's route lookup the whole URL,
 // and the Host rule (local-host-names.ts) read the Host line only. Rewritten in origin form before
 // Express's router sees the request (it works out, once, how much of the URL precedes the path, and
-// cut that much from the path of every mounted middleware), so that every rule reads one spelling:
+// cuts that much from the path of every mounted middleware), so that every rule reads one spelling:
 // the path as sent, dot segments and all (no URL parser normalises it here).
 import type { IncomingMessage } from 'node:http';
 import type { Express, RequestHandler } from 'express';
@@ -13,7 +13,7 @@ const ABSOLUTE_FORM = /^https?:\/\/([^/?#@]+)([/?][^#]*)?$/i;
 
 export const NOT_A_TARGET = 'The request target must be a path (/...), or an absolute http:// or https:// URL without user information.';
 
-/** The target of a request refused by `refuseNonTargets`, as it was sent. */
+/** Marks a request `refuseNonTargets` refuses (its `originalUrl`, which the log records, is the target as sent). */
 const REFUSED = Symbol('request target refused');
 
 /** An authority a URL parser takes whole (`[::1]evil.example` is not one). */
@@ -34,11 +34,12 @@ function toOriginForm(req: IncomingMessage & { originalUrl?: string; [REFUSED]?:
     const [, authority, rest = '/'] = absolute;
     req.headers.host = authority;
     req.url = rest.startsWith('?') ? `/${rest}` : rest;
+    req.originalUrl = req.url;
   } else {
     req[REFUSED] = target;
     req.url = '/';
+    req.originalUrl = target;
   }
-  req.originalUrl = req.url;
 }
 
 /** Every request of `app` in origin form before its router runs (Express calls `app.handle` for each). */

@@ -71,5 +71,8 @@ describe('a request target in absolute form', () => {
       expect(res.text).toBe(NOT_A_TARGET);
     }
     expect((await send('localhost:80')).status).toBe(400); // authority form: refused by Node's parser before the app
+    // Logged with the target as it was sent (not the "/" it is routed as).
+    const urls = sandbox.logs.lines.filter((line) => line.req?.url !== undefined).map((line) => line.req.url);
+    expect(urls).toEqual(expect.arrayContaining(['*', 'ftp://localhost/sandbox/v1/jwks', 'http://[::1]evil.example/sandbox/v1/jwks', '/sandbox/v1/jwks']));
   });
 });
