@@ -69,7 +69,10 @@ async function startServer(target: Target): Promise<{ process: Started; url: str
   const port = await freePort();
   const process = await startProcess(`${ROOT}node_modules/.bin/tsx`, ['server/main.ts'], /listening on http:\/\/\S+/, {
     cwd: ROOT,
-    timeoutMs: 15_000,
+    // A start from the sources under tsx takes ~4.5 s alone; beside the suite's other workers a
+    // fresh clone's CI once took more than 15 s (2026-11-25). What this test checks is the data
+    // across the kill, not the start's time (bench/RESULTS.md measures that).
+    timeoutMs: 60_000,
     env: { PORT: String(port), HOST: '127.0.0.1', API_SPEC: PLATFORM_BUNDLE, LOG_LEVEL: 'warn', RATE_LIMIT_PER_SECOND: '0', ...target.env },
   });
   return { process, url: `http://127.0.0.1:${port}` };
