@@ -12,7 +12,7 @@ import { DEMO_SELLER_ID, ensureDemoSeller } from '../../server/sandbox/demo-sell
 import { PLATFORM_BUNDLE } from '../support/contract.ts';
 import { ADMIN, DEMO, GATEWAY_SCOPE, ISSUER, startTestServer, tokenForm, type TestServer } from './support/server.ts';
 import type { Store } from '../../server/store/store.ts';
-import { STORE_KINDS } from './support/stores.ts';
+import { listeningInstances, STORE_KINDS } from './support/stores.ts';
 
 const ROTATE = '/sandbox/v1/signing-keys/rotate';
 const PROTECTED = '/dpy/payment-link/v1/sellers';
@@ -220,6 +220,9 @@ describe.each(STORE_KINDS)('a revocation on one of two instances on one $name da
       await ensureDemoSeller(store, DEMO, createLogger('silent'));
       const options = { retiredKeyPublishedMs: RETIRED_KEY_PUBLISHED_MS };
       const [a, b] = [await signingKeyRing(store, options), await signingKeyRing(await again(), options)];
+      // On PostgreSQL, each instance's connection for NOTIFY opens after its ring's first read: a
+      // rotation before it listens is seen at the next refresh (30 s), as one missed while it is down.
+      if (store.kind === 'postgres') await expect.poll(() => listeningInstances(store), { timeout: 5_000 }).toBe(2);
       const seller = { clientId: 'c', sellerId: DEMO_SELLER_ID, country: 'BR', tenant: 'sandbox' };
       const tokensOfB = accessTokens(b, ISSUER);
       const { accessToken } = await accessTokens(a, ISSUER).issue(seller);
