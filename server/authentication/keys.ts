@@ -104,7 +104,19 @@ export async function signingKeyRing(
   onReadAgain?: () => void,
 ) {
   const repository = authenticationRepository(store);
-  let keys = await loadSigningKeys(repository, options);
+  // Listening begins before the first read: a rotation announced during that read (or, on
+  // PostgreSQL, before this instance's LISTEN connection was up: it wakes every topic once it
+  // listens) is read once more right after it, not at the next refresh.
+  let announcedDuringFirstRead = false;
+  let onRotated = () => void (announcedDuringFirstRead = true);
+  const stopListening = store.onAnnounced?.('signing-keys-rotated', () => onRotated());
+  let keys: SigningKeys;
+  try {
+    keys = await loadSigningKeys(repository, options);
+  } catch (error) {
+    stopListening?.();
+    throw error;
+  }
   let readAt = Date.now();
   let reading: Promise<SigningKeys> | undefined;
   /** A rotation was announced while a read was in flight: another read follows it. */
@@ -142,10 +154,11 @@ export async function signingKeyRing(
   const olderThan = (ms: number) => Date.now() - readAt >= ms;
   // Another instance's rotation (a revoked key above all) is read as soon as it is announced. A read
   // in flight may have begun before that rotation committed: then one more follows it.
-  store.onAnnounced?.('signing-keys-rotated', () => {
+  onRotated = () => {
     if (reading) readAgain = true;
     else void read();
-  });
+  };
+  if (announcedDuringFirstRead) await read();
 
   return {
     async current(): Promise<SigningKeys> {

@@ -95,12 +95,12 @@ export function postgresAnnouncements(pool: pg.Pool, databaseUrl: string, schema
     if (closed || client !== connection) return;
     listeningSince = Date.now();
     heartbeat = setInterval(() => void check(connection), heartbeatMs).unref();
-    // What was published while no connection listened is not replayed: wake once instead.
-    if (failedAttempts !== undefined) {
-      tell({ listening: true, failedAttempts });
-      for (const topic of TOPICS) heard?.(topic);
-    }
+    // What was published while no connection listened is not replayed: wake once instead. The first
+    // LISTEN too: what was published between the listener's own first read and this LISTEN (a
+    // rotation of the signing keys by another instance, a delivery due) was heard by no one here.
+    if (failedAttempts !== undefined) tell({ listening: true, failedAttempts });
     failedAttempts = 0;
+    for (const topic of TOPICS) heard?.(topic);
   }
 
   async function check(connection: pg.Client): Promise<void> {

@@ -17,7 +17,7 @@ import type { ListenChange } from '../../server/store/postgres-announcements.ts'
 import { openPostgresStore } from '../../server/store/postgres-store.ts';
 import { rethrowWithoutValues, type Store } from '../../server/store/store.ts';
 import { DEMO, ISSUER, startTestServer, tokenForm } from './support/server.ts';
-import { DATABASE_URL, freshPostgresSchema, freshPostgresSchemaUrl, listeningInstances, openUnmigratedPglite, terminateListeners } from './support/stores.ts';
+import { DATABASE_URL, freshPostgresSchema, freshPostgresSchemaUrl, listeningAfterItsWake, listeningInstances, openUnmigratedPglite, terminateListeners } from './support/stores.ts';
 import { tcpProxy } from './support/tcp-proxy.ts';
 
 const silent = createLogger('silent');
@@ -187,6 +187,7 @@ function storeSuite(name: string, freshDatabase: () => Promise<Opener>) {
       const store = await open();
       try {
         await store.exec('CREATE TABLE outbox (id int PRIMARY KEY)');
+        await listeningAfterItsWake(store);
         const heard: string[] = [];
         const stop = store.onAnnounced!('notification-due', async () => {
           // A listener sees the transaction's rows: it is told after the commit.
@@ -226,6 +227,7 @@ function storeSuite(name: string, freshDatabase: () => Promise<Opener>) {
       const [a, b] = [await open(), await open()];
       try {
         await a.exec('CREATE TABLE outbox (id int PRIMARY KEY)');
+        await Promise.all([listeningAfterItsWake(a), listeningAfterItsWake(b)]);
         const heard = { a: [] as number[], b: [] as number[] };
         // Each listener reads the table through its own instance: the row is there when it is told.
         const count = async (store: Store) => (await store.query<{ n: number }>('SELECT count(*)::int AS n FROM outbox')).rows[0]!.n;
@@ -371,13 +373,16 @@ if (DATABASE_URL) {
         elsewhere.onAnnounced!('notification-due', () => void heard++);
         await expect.poll(() => listeningInstances(b), { timeout: 5_000 }).toBe(1);
         await expect.poll(() => listeningInstances(elsewhere), { timeout: 5_000 }).toBe(1);
-        await announceThrough(elsewhere); // its own listener, at once
-        expect(heard).toBe(1);
-        await announceThrough(a);
+        // Each store's first LISTEN wakes its listeners once: what was published before it was heard by no one.
         await expect.poll(() => heard, { timeout: 5_000 }).toBe(2);
-        await new Promise((resolve) => setTimeout(resolve, 200));
-        expect(heard).toBe(2); // `elsewhere`, on another schema, heard nothing of `a`
         expect(heardBySecond).toBe(1);
+        await announceThrough(elsewhere); // its own listener, at once
+        expect(heard).toBe(3);
+        await announceThrough(a);
+        await expect.poll(() => heard, { timeout: 5_000 }).toBe(4);
+        await new Promise((resolve) => setTimeout(resolve, 200));
+        expect(heard).toBe(4); // `elsewhere`, on another schema, heard nothing of `a`
+        expect(heardBySecond).toBe(2);
         await b.close();
         await expect.poll(() => listeningInstances(a), { timeout: 5_000 }).toBe(0);
       } finally {
@@ -401,16 +406,17 @@ if (DATABASE_URL) {
         let heard = 0;
         b.onAnnounced!('notification-due', () => void heard++);
         await expect.poll(() => listeningInstances(a), { timeout: 5_000 }).toBe(1);
+        await expect.poll(() => heard, { timeout: 5_000 }).toBe(1); // woken once by its first LISTEN
         expect(changes).toEqual([]); // the first connection is no change
         await terminateListeners(a);
         await expect.poll(() => changes, { timeout: 5_000 }).toEqual([{ listening: false, error: expect.objectContaining({ message: expect.stringMatching(/terminat/i) }), retryInMs: 1_000 }]);
-        expect(heard).toBe(0);
+        expect(heard).toBe(1);
         // Listening again a second later; its listeners are told once, since what was published meanwhile is lost.
         await expect.poll(() => listeningInstances(a), { timeout: 5_000, interval: 100 }).toBe(1);
-        await expect.poll(() => heard, { timeout: 5_000 }).toBe(1);
+        await expect.poll(() => heard, { timeout: 5_000 }).toBe(2);
         expect(changes[1]).toEqual({ listening: true, failedAttempts: 1 });
         await announceThrough(a);
-        await expect.poll(() => heard, { timeout: 5_000 }).toBe(2);
+        await expect.poll(() => heard, { timeout: 5_000 }).toBe(3);
         // Lost again soon after it listened: the next retry waits longer (a server that keeps ending it is not hammered).
         await terminateListeners(a);
         await expect.poll(() => changes.length, { timeout: 5_000 }).toBe(3);
@@ -440,8 +446,9 @@ if (DATABASE_URL) {
         const { rows } = await a.query<{ name: string }>(`SELECT application_name AS name FROM pg_stat_activity WHERE query LIKE 'LISTEN %' AND application_name <> ''`);
         expect(rows.map((row) => row.name)).toContain('payment-platform announcements');
         expect(rows.map((row) => row.name)).not.toContain('merchant-app');
+        expect(heard).toBe(1); // its first LISTEN's wake
         await announceThrough(a);
-        await expect.poll(() => heard, { timeout: 5_000 }).toBe(1);
+        await expect.poll(() => heard, { timeout: 5_000 }).toBe(2);
       } finally {
         await Promise.all([a.close(), b.close()]);
       }
@@ -457,8 +464,10 @@ if (DATABASE_URL) {
         const heard: string[] = [];
         b.otherInstances!.listen((topic) => void heard.push(topic));
         await expect.poll(() => listeningInstances(a), { timeout: 5_000 }).toBe(1);
+        // Woken once, with every topic, by its first LISTEN (what was published before it is lost).
+        await expect.poll(() => heard, { timeout: 5_000 }).toEqual(['notification-due', 'signing-keys-rotated']);
         await announceThrough(a);
-        await expect.poll(() => heard, { timeout: 5_000 }).toEqual(['notification-due']);
+        await expect.poll(() => heard, { timeout: 5_000 }).toEqual(['notification-due', 'signing-keys-rotated', 'notification-due']);
         proxy.silent(); // new connections: accepted, never answered
         proxy.freeze(); // the open one: no reset, no answer
         await expect.poll(() => changes, { timeout: 5_000 }).toEqual([{ listening: false, error: expect.objectContaining({ message: 'The connection listening for other instances did not answer within 300 ms' }), retryInMs: 1_000 }]);
@@ -470,9 +479,9 @@ if (DATABASE_URL) {
         expect((changes[1] as { failedAttempts: number }).failedAttempts).toBeGreaterThanOrEqual(2);
         // Woken once on listening again, with every topic (what was published meanwhile is lost: a
         // delivery due, or a key rotation, which the signing keys then read).
-        await expect.poll(() => heard, { timeout: 5_000 }).toEqual(['notification-due', 'notification-due', 'signing-keys-rotated']);
+        await expect.poll(() => heard, { timeout: 5_000 }).toEqual(['notification-due', 'signing-keys-rotated', 'notification-due', 'notification-due', 'signing-keys-rotated']);
         await announceThrough(a);
-        await expect.poll(() => heard, { timeout: 5_000 }).toHaveLength(4);
+        await expect.poll(() => heard, { timeout: 5_000 }).toHaveLength(6);
         expect(heard.at(-1)).toBe('notification-due');
       } finally {
         await Promise.all([a.close(), b.close()]);

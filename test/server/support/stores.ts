@@ -5,7 +5,7 @@
 // or are one a previous suite of the same worker closed, emptied (store-pool.ts); whoever opens one
 // still runs the migrations, which find nothing to do.
 import { randomUUID } from 'node:crypto';
-import { inject } from 'vitest';
+import { expect, inject } from 'vitest';
 import { copyFile, mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -76,6 +76,22 @@ async function listenStatementOfStore(store: Store): Promise<string> {
 /** The PostgreSQL connections listening for the instances on `store`'s schema. */
 export async function listeningInstances(store: Store): Promise<number> {
   return (await store.query(`SELECT 1 FROM pg_stat_activity WHERE query = $1 AND state = 'idle'`, [await listenStatementOfStore(store)])).rowCount;
+}
+
+/**
+ * On PostgreSQL, `store`'s first listener opens its LISTEN connection, which wakes every topic once
+ * it listens (what was published before it was heard by no one): returns once that wake has come,
+ * so that a test then counts only what it announces. At once on PGlite (one instance, no wake).
+ */
+export async function listeningAfterItsWake(store: Store): Promise<void> {
+  if (store.kind !== 'postgres') return;
+  let woken = false;
+  const stop = store.onAnnounced!('signing-keys-rotated', () => void (woken = true));
+  try {
+    await expect.poll(() => woken, { timeout: 5_000 }).toBe(true);
+  } finally {
+    stop();
+  }
 }
 
 /** Ends, from the server's side, the connections listening for the instances on `store`'s schema. */
