@@ -6,7 +6,8 @@
 // a suite's would; this process is the test. Medians of BENCH_SANDBOX_RUNS runs.
 // Writes the "Sandbox in a test suite" section of bench/RESULTS.md.
 // Run: make bench, or alone: make build-server && node_modules/.bin/tsx bench/sandbox.ts
-//   BENCH_SANDBOX_RUNS (5), BENCH_LATENCY_REQUESTS (300 per operation), BENCH_E2E_RUNS (10)
+//   BENCH_SANDBOX_RUNS (5), BENCH_LATENCY_REQUESTS (300 per operation), BENCH_E2E_RUNS (10),
+//   BENCH_SANDBOX_INDEX (another build's server/dist/index.js: its start, resets and sellers only, printed, RESULTS.md not written)
 import { spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { createServer, type IncomingMessage } from 'node:http';
@@ -17,7 +18,8 @@ import { createInterface } from 'node:readline';
 import { writeSection } from './results.ts';
 
 const ROOT = new URL('../', import.meta.url).pathname;
-const INDEX = `${ROOT}server/dist/index.js`;
+/** Another build's index.js (built apart) to time instead of this one's. */
+const INDEX = process.env.BENCH_SANDBOX_INDEX ?? `${ROOT}server/dist/index.js`;
 const RUNS = Number(process.env.BENCH_SANDBOX_RUNS ?? 5);
 const REQUESTS = Number(process.env.BENCH_LATENCY_REQUESTS ?? 300);
 const E2E_RUNS = Number(process.env.BENCH_E2E_RUNS ?? 10);
@@ -112,12 +114,13 @@ const intentBody = (orderId: string) => ({
 
 /** Start and reset: a new process per run (cold: module loading and WebAssembly compilation included). */
 async function startAndReset(): Promise<string[]> {
-  const cold: number[] = [], imports: number[] = [], warm: number[] = [], firstReset: number[] = [], resets: number[] = [];
+  const cold: number[] = [], imports: number[] = [], warm: number[] = [], firstReset: number[] = [], resets: number[] = [], sellers: number[] = [];
   for (let run = 0; run < RUNS; run++) {
     const sandbox = await child();
     cold.push(sandbox.first.startMs);
     imports.push(sandbox.first.importMs);
     const bearer = `Bearer ${await token(sandbox.url)}`;
+    for (let test = 0; test < 3; test++) sellers.push(await sellerAndFirstToken(sandbox.url, test));
     for (let test = 0; test < 6; test++) {
       await someObjects(sandbox.url, bearer);
       const { resetMs } = await sandbox.ask('reset');
@@ -134,7 +137,17 @@ async function startAndReset(): Promise<string[]> {
     `| import of the package (before startSandbox) | ${ms(median(imports))} ms | ${ms(Math.min(...imports))} ms | ${ms(Math.max(...imports))} ms |`,
     `| first \`reset()\` of a sandbox (after a test made a link and a payment intent) | ${ms(median(firstReset))} ms | ${ms(Math.min(...firstReset))} ms | ${ms(Math.max(...firstReset))} ms |`,
     `| later \`reset()\`s (same, ${resets.length} of them) | ${ms(median(resets))} ms | ${ms(Math.min(...resets))} ms | ${ms(Math.max(...resets))} ms |`,
+    `| a test's own seller: \`POST /sandbox/v1/sellers\`, then its first token (${sellers.length} of them) | ${ms(median(sellers))} ms | ${ms(Math.min(...sellers))} ms | ${ms(Math.max(...sellers))} ms |`,
   ];
+}
+
+/** A seller made through the admin API (its secret hashed), then its first token (that secret checked): what a test that makes its own seller waits. */
+async function sellerAndFirstToken(url: string, n: number): Promise<number> {
+  const started = performance.now();
+  const { credentials } = await call(`${url}/sandbox/v1/sellers`, { ...json(ADMIN, { trade_name: `Bench ${n}`, email: 'bench@example.com', country: 'BR', currencies: ['BRL'] }), expect: 201 });
+  const form = new URLSearchParams({ grant_type: 'client_credentials', client_id: credentials.client_id, client_secret: credentials.client_secret, scope: credentials.scope }).toString();
+  await call(`${url}/authentication/oauth2/-core/access_token`, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: form, expect: 200 });
+  return performance.now() - started;
 }
 
 interface Op {
@@ -241,6 +254,19 @@ async function endToEnd(pollMs: number): Promise<string[]> {
 
 /** Where the time goes, profiled once (not re-measured by this script). */
 const ANALYSIS = [
+  '### A test\'s own seller (2026-11-25)',
+  '',
+  'A test that makes its own seller (`POST /sandbox/v1/sellers` through `sandbox.admin`, then a first token with its credentials) paid',
+  'two scrypt hashes at the stored cost (ln=15, 32 MiB): one to store the new secret, one to check it on the first token. One such',
+  'hash took 65 ms on 2026-11-24 and 170–235 ms on 2026-11-25 (`node -e` with `crypto.scryptSync`). A sandbox in memory now hashes',
+  'at ln=10 (1 MiB; ~1.7 ms, median of 20), since nothing of it outlives its process (server/authentication/secrets.ts). Alternated',
+  'on the same machine, 2026-11-25 07:50 (`BENCH_SANDBOX_RUNS=3 BENCH_SANDBOX_INDEX=<build>/index.js node_modules/.bin/tsx',
+  'bench/sandbox.ts`, the build before, commit 1b83ccc, built apart): a seller and its first token 483 and 487 ms before, 41 and 43',
+  'ms after (medians of 9; the first of a process ~310 ms, its operation\'s first call). The first `startSandbox` of a process',
+  '(1 870 and 1 642 ms after, 1 992 and 2 015 ms before) no longer shares the two CPUs with the demo secret\'s 170–235 ms hash,',
+  'within this hour\'s noise; it is twice the 922 ms of the table of 2026-11-24, on a machine whose scrypt is 2.6–3.6 times slower.',
+  'A data directory and PostgreSQL keep ln=15.',
+  '',
   '### Where the start-up time goes (profiled 2026-11-22 and 2026-11-23, not re-measured by this script)',
   '',
   '- A first start on a new data directory (`npx @payment-platform/sandbox` in a new folder; `node bench/first-start.mjs`, median of',
@@ -348,6 +374,7 @@ const load = loadavg()[0]!;
 const started = performance.now();
 const startReset = await startAndReset();
 console.log(startReset.join('\n'));
+if (process.env.BENCH_SANDBOX_INDEX) process.exit(0); // another build, for a comparison: nothing written
 const latency = await sequentialLatency();
 console.log(latency.join('\n'));
 const e2e = await endToEnd(50);

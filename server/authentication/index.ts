@@ -8,6 +8,7 @@ import { SIGNING_KEYS_REFRESH_MS, signingKeyRing } from './keys.ts';
 import { authenticationRepository } from './repository.ts';
 import { authenticationRoutes } from './routes.ts';
 import { ownOrigins } from '../http/other-sites.ts';
+import { hashCostOf } from './secrets.ts';
 import { authenticationService } from './service.ts';
 
 /**
@@ -36,7 +37,7 @@ export async function createAuthentication(store: Store, config: Pick<Config, 'i
   const attempts = failedAttempts(config.tokenFailedAttempts);
   const { limit, windowMs } = config.tokenFailedAttempts;
   const clientAttempts = failedAttempts({ limit: limit * CLIENT_CEILING_FACTOR, windowMs });
-  const service = authenticationService(authenticationRepository(store), tokens, { attempts, clientAttempts });
+  const service = authenticationService(authenticationRepository(store), tokens, { attempts, clientAttempts, hashCost: hashCostOf(store) });
   const forgetFailedAttempts = () => {
     attempts.clear();
     clientAttempts.clear();

@@ -8,7 +8,7 @@ import type { AuthenticationRepository } from './repository.ts';
 import { GATEWAY_SCOPE, grantedScope } from './scope.ts';
 import { failedAttempts, type FailedAttempts } from './failed-attempts.ts';
 import { HashingBusy, hashingSlots, type HashingSlots } from './hashing-slots.ts';
-import { hashForUnknownClient, verifyClientSecret } from './secrets.ts';
+import { hashForUnknownClient, STORED_COST, verifyClientSecret, type HashCost } from './secrets.ts';
 import { trustedAddresses, type TrustedAddresses } from './trusted-addresses.ts';
 import { verifiedSecrets, type SecretVerifier, type VerifiedSecrets } from './verified-secrets.ts';
 
@@ -29,6 +29,8 @@ export interface AuthenticationServiceOptions {
   slots?: HashingSlots;
   /** Client id and address pairs that got a token lately: the ceiling from every address spares them. */
   trusted?: TrustedAddresses;
+  /** The cost of the store's hashes (hashCostOf): an unknown client id is checked against a hash of that cost. */
+  hashCost?: HashCost;
 }
 
 export function authenticationService(
@@ -40,6 +42,7 @@ export function authenticationService(
     clientAttempts = failedAttempts({ limit: 0, windowMs: 0 }),
     slots = hashingSlots(),
     trusted = trustedAddresses(),
+    hashCost = STORED_COST,
   }: AuthenticationServiceOptions = {},
 ) {
   /**
@@ -92,7 +95,7 @@ export function authenticationService(
     const client = await repository.findApiClient(clientId);
     let matches: boolean;
     try {
-      matches = await secrets.verify(clientSecret, client?.secretHash ?? (await hashForUnknownClient()), { slow: boundedVerifier(counted, addressKey(ip)), clientId });
+      matches = await secrets.verify(clientSecret, client?.secretHash ?? (await hashForUnknownClient(hashCost)), { slow: boundedVerifier(counted, addressKey(ip)), clientId });
     } catch (error) {
       if (error instanceof HashingBusy) throw hashingBusy();
       throw error;

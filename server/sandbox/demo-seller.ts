@@ -3,7 +3,7 @@
 import { createHash } from 'node:crypto';
 import type { Logger } from 'pino';
 import { authenticationRepository } from '../authentication/repository.ts';
-import { hashClientSecret, verifyClientSecret } from '../authentication/secrets.ts';
+import { hashClientSecret, hashCostOf, verifyClientSecret, type HashCost } from '../authentication/secrets.ts';
 import type { Store } from '../store/store.ts';
 import type { PaymentMethods } from '../payment-link/payment-methods.ts';
 import { paymentLinkRepository } from '../payment-link/repository.ts';
@@ -87,7 +87,7 @@ export async function seedDemoSeller(store: Store, client: DemoClient, logger: L
   let existing = await authenticationRepository(store).findApiClient(client.clientId);
   // A restart starts the check at once, so that it runs while the rows below are written.
   if (existing) done.secretChecked = checkSecret(existing.secretHash, client, logger);
-  const secretHash = existing ? undefined : await demoSecretHash(client.clientSecret);
+  const secretHash = existing ? undefined : await demoSecretHash(client.clientSecret, hashCostOf(store));
   const created = await store.transaction(async (tx) => {
     const s = DEMO_SELLER;
     await tx.query(
@@ -115,17 +115,18 @@ const MAX_DEMO_HASHES = 4;
 /**
  * The demo client's secret hashed once per process: a later sandbox of the process (the next test
  * file of a test worker, each with its own in-memory sandbox) stores the same salted hash instead
- * of paying scrypt (~100 ms of CPU) again. The salt is then shared by those sandboxes' copies of one
- * secret, which tells a reader of their databases only that the secrets are the same: they are the
- * configured demo secret, public by default. A failed hash is not kept.
+ * of paying scrypt (65–230 ms of CPU at the stored cost) again. The salt is then shared by those
+ * sandboxes' copies of one secret, which tells a reader of their databases only that the secrets are
+ * the same: they are the configured demo secret, public by default. A failed hash is not kept. One
+ * hash per cost (a sandbox in memory hashes at a lower one, authentication/secrets.ts).
  */
-function demoSecretHash(secret: string): Promise<string> {
+function demoSecretHash(secret: string, cost: HashCost): Promise<string> {
   // Keyed by a digest: the process keeps no demo secret in memory after its sandboxes close.
-  const key = createHash('sha256').update(secret, 'utf8').digest('base64');
+  const key = `${cost.ln},${cost.r},${cost.p}$${createHash('sha256').update(secret, 'utf8').digest('base64')}`;
   let hash = demoHashes.get(key);
   if (!hash) {
     if (demoHashes.size >= MAX_DEMO_HASHES) demoHashes.delete(demoHashes.keys().next().value!);
-    hash = hashClientSecret(secret);
+    hash = hashClientSecret(secret, cost);
     demoHashes.set(key, hash);
     const made = hash;
     made.catch(() => demoHashes.get(key) === made && demoHashes.delete(key));

@@ -72,6 +72,7 @@ export async function openStore(options: StoreOptions): Promise<Store> {
   const opened = await store;
   const { key, madeFile } = resolved!;
   const withSecrets = withSecretsAndAnnouncements(opened, sealedSecrets(key, previous, options.onPreviousKeyUsed));
+  if (!options.databaseUrl && !isOnDisk(options.dataDir)) return { ...withSecrets, inMemory: true };
   return heldCluster && madeFile ? { ...withSecrets, madeKeyFile: madeFile } : withSecrets;
 }
 

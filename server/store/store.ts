@@ -57,6 +57,11 @@ export interface Store extends Queryable {
    * file was missing). A start refused because a secret does not open with it says so.
    */
   readonly madeKeyFile?: string;
+  /**
+   * Set by openStore: nothing of this store outlives its process (PGlite in memory). Client secrets
+   * are then hashed at a lower cost (authentication/secrets.ts, hashCostOf).
+   */
+  readonly inMemory?: boolean;
   close(): Promise<void>;
 }
 

@@ -9,7 +9,7 @@ import { HashingBusy, hashingSlots } from '../../server/authentication/hashing-s
 import type { AuthenticationRepository } from '../../server/authentication/repository.ts';
 import type { AccessTokens } from '../../server/authentication/access-tokens.ts';
 import { authenticationRepository } from '../../server/authentication/repository.ts';
-import { hashClientSecret, verifyClientSecret } from '../../server/authentication/secrets.ts';
+import { hashClientSecret, hashCostOf, verifyClientSecret } from '../../server/authentication/secrets.ts';
 import { authenticationService } from '../../server/authentication/service.ts';
 import { MAX_TRUSTED_PER_CLIENT, TRUSTED_ADDRESS_MS, trustedAddresses } from '../../server/authentication/trusted-addresses.ts';
 import { ApiError } from '../../server/http/errors.ts';
@@ -43,7 +43,7 @@ describe('failed attempts on the token endpoints', () => {
     sandbox.http.post(SECOND_FORM).type('form').set('Authorization', basic(clientId, clientSecret)).send({ grant_type: 'client_credentials' });
 
   async function newClient(clientId: string, clientSecret = `${clientId}-secret`) {
-    await authenticationRepository(sandbox.store).insertApiClient({ clientId, sellerId: DEMO_SELLER_ID, secretHash: await hashClientSecret(clientSecret) });
+    await authenticationRepository(sandbox.store).insertApiClient({ clientId, sellerId: DEMO_SELLER_ID, secretHash: await hashClientSecret(clientSecret, hashCostOf(sandbox.store)) });
     return { clientId, clientSecret };
   }
 
@@ -86,6 +86,15 @@ describe('failed attempts on the token endpoints', () => {
     expect(res.body).toEqual({ error: 'too_many_requests', error_description: THROTTLED });
     expect(retryAfter(res)).toBeGreaterThanOrEqual(1);
     expect(res.headers['www-authenticate']).toBeUndefined();
+  });
+
+  it("checks an unknown client id against a hash of the store's cost, as a known client's wrong secret: one scrypt of the same cost each", async () => {
+    const known = await newClient('cost-known');
+    scryptCalls.mockClear();
+    expect((await firstForm('cost-nobody', 'x')).status).toBe(401);
+    expect((await firstForm(known.clientId, 'wrong')).status).toBe(401);
+    const costs = scryptCalls.mock.calls.map(([, stored]) => /^\$scrypt\$(ln=\d+,r=\d+,p=\d+)\$/.exec(stored)?.[1]);
+    expect(costs).toEqual(['ln=10,r=8,p=1', 'ln=10,r=8,p=1']); // the sandbox is in memory
   });
 
   it('counts per client id, across both forms, known and unknown ids alike', async () => {

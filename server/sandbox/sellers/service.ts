@@ -3,7 +3,7 @@
 import { randomBytes, randomInt, randomUUID } from 'node:crypto';
 import { authenticationRepository } from '../../authentication/repository.ts';
 import { GATEWAY_SCOPE } from '../../authentication/scope.ts';
-import { hashClientSecret } from '../../authentication/secrets.ts';
+import { hashClientSecret, hashCostOf } from '../../authentication/secrets.ts';
 import type { components } from '../../http/contract.ts';
 import { centsProblems, currencyProblem, type AmountAt } from '../../http/amounts.ts';
 import { ApiError, type Problem } from '../../http/errors.ts';
@@ -123,7 +123,7 @@ export async function createSandboxSeller(store: Store, input: SandboxSellerCrea
 
   const clientId = input.client_id ?? `sbx-${randomBytes(8).toString('hex')}`;
   const clientSecret = input.client_secret ?? randomBytes(24).toString('base64url');
-  const secretHash = await hashClientSecret(clientSecret);
+  const secretHash = await hashClientSecret(clientSecret, hashCostOf(store));
   await store.transaction(async (tx) => {
     await sandboxSellerRepository(tx).insertSeller({ ...seller, recurrenceEnabled: input.recurrence_enabled ?? true });
     await paymentLinkRepository(tx).insertBusinessConfiguration(seller.sellerId, configuration);

@@ -3,7 +3,7 @@
 // Sellers made through the API are createSeller (payment-link.ts).
 import { randomUUID } from 'node:crypto';
 import { authenticationRepository } from '../../../server/authentication/repository.ts';
-import { hashClientSecret } from '../../../server/authentication/secrets.ts';
+import { hashClientSecret, hashCostOf } from '../../../server/authentication/secrets.ts';
 import { DEMO_SELLER } from '../../../server/sandbox/demo-seller.ts';
 import type { Store } from '../../../server/store/store.ts';
 import { GATEWAY_SCOPE, type TestServer } from './server.ts';
@@ -32,14 +32,14 @@ export interface InsertSellerOptions {
 /** The card part of a seller's payment configuration, as the demo seller has it. */
 const cardPayments = { ...DEMO_SELLER.payments, bankslip: { enabled: false }, instant_payment: { enabled: false }, google_pay: { enabled: false }, apple_pay: { enabled: false } };
 
-/** Inserts a seller and an API client for it; the secret is stored hashed, as the platform does. */
+/** Inserts a seller and an API client for it; the secret is stored hashed, as the platform does (at the store's cost). */
 export async function insertSeller(store: Store, options: InsertSellerOptions = {}): Promise<InsertedSeller> {
   const sellerId = randomUUID();
   const country = options.country ?? 'BR';
   const tradeName = options.tradeName ?? `Test seller ${country} ${sellerId.slice(0, 8)}`;
   const clientId = `test-client-${sellerId}`;
   const clientSecret = `secret-${randomUUID()}`;
-  const secretHash = await hashClientSecret(clientSecret);
+  const secretHash = await hashClientSecret(clientSecret, hashCostOf(store));
   await store.transaction(async (tx) => {
     await tx.query(
       `INSERT INTO sellers (seller_id, merchant_id, seller_code, trade_name, email, country, currencies, services, payments, tenant, recurrence_enabled)
