@@ -29,6 +29,9 @@ export const STORED_COST: HashCost = { ln: 15, r: 8, p: 1 };
  */
 export const IN_MEMORY_COST: HashCost = { ln: 10, r: 8, p: 1 };
 
+/** A cost as the PHC string writes it (`ln=15,r=8,p=1`). */
+export const costParameters = ({ ln, r, p }: HashCost) => `ln=${ln},r=${r},p=${p}`;
+
 /** The cost of the hashes `store` keeps (openStore says whether it is in memory). */
 export const hashCostOf = (store: { readonly inMemory?: boolean }): HashCost => (store.inMemory ? IN_MEMORY_COST : STORED_COST);
 const SALT_BYTES = 16;
@@ -43,7 +46,7 @@ export async function hashClientSecret(secret: string, cost: HashCost = STORED_C
   const salt = randomBytes(SALT_BYTES);
   const { ln, r, p } = cost;
   const key = await scrypt(secret, salt, KEY_BYTES, { N: 2 ** ln, r, p, maxmem: maxmem(ln, r) });
-  return `$scrypt$ln=${ln},r=${r},p=${p}$${b64(salt)}$${b64(key)}`;
+  return `$scrypt$${costParameters(cost)}$${b64(salt)}$${b64(key)}`;
 }
 
 /** Constant-time comparison of a presented secret with a stored hash; false for a malformed hash. */
@@ -67,7 +70,7 @@ const dummyHashes = new Map<string, Promise<string>>();
  * against it, so that it costs the same scrypt time as a known one and timing reveals nothing.
  */
 export function hashForUnknownClient(cost: HashCost = STORED_COST): Promise<string> {
-  const key = `${cost.ln},${cost.r},${cost.p}`;
+  const key = costParameters(cost);
   let hash = dummyHashes.get(key);
   if (!hash) dummyHashes.set(key, (hash = hashClientSecret(randomBytes(32).toString('base64'), cost)));
   return hash;

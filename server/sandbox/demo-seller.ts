@@ -3,7 +3,7 @@
 import { createHash } from 'node:crypto';
 import type { Logger } from 'pino';
 import { authenticationRepository } from '../authentication/repository.ts';
-import { hashClientSecret, hashCostOf, verifyClientSecret, type HashCost } from '../authentication/secrets.ts';
+import { costParameters, hashClientSecret, hashCostOf, verifyClientSecret, type HashCost } from '../authentication/secrets.ts';
 import type { Store } from '../store/store.ts';
 import type { PaymentMethods } from '../payment-link/payment-methods.ts';
 import { paymentLinkRepository } from '../payment-link/repository.ts';
@@ -122,7 +122,7 @@ const MAX_DEMO_HASHES = 4;
  */
 function demoSecretHash(secret: string, cost: HashCost): Promise<string> {
   // Keyed by a digest: the process keeps no demo secret in memory after its sandboxes close.
-  const key = `${cost.ln},${cost.r},${cost.p}$${createHash('sha256').update(secret, 'utf8').digest('base64')}`;
+  const key = `${costParameters(cost)}$${createHash('sha256').update(secret, 'utf8').digest('base64')}`;
   let hash = demoHashes.get(key);
   if (!hash) {
     if (demoHashes.size >= MAX_DEMO_HASHES) demoHashes.delete(demoHashes.keys().next().value!);
