@@ -123,7 +123,12 @@ export async function signingKeyRing(
   let readAgain = false;
   /** Counts this instance's rotations: a read begun before one does not replace the keys after it. */
   let rotations = 0;
-  const take = (fresh: SigningKeys) => ((keys = fresh), (readAt = Date.now()), fresh);
+  /**
+   * This instance rotated, and could not read the keys after it: they are read again a second after
+   * each failed read, not 30 s (the keys held are from before the rotation, a revoked one included).
+   */
+  let rotatedUnread = false;
+  const take = (fresh: SigningKeys) => ((keys = fresh), (readAt = Date.now()), (rotatedUnread = false), fresh);
   let failing = false;
   /**
    * A failed read keeps the keys already known, and is tried again after the same time as a read
@@ -152,6 +157,7 @@ export async function signingKeyRing(
       }));
   };
   const olderThan = (ms: number) => Date.now() - readAt >= ms;
+  const refreshMs = () => (rotatedUnread ? UNKNOWN_KID_REFRESH_MS : SIGNING_KEYS_REFRESH_MS);
   // Another instance's rotation (a revoked key above all) is read as soon as it is announced. A read
   // in flight may have begun before that rotation committed: then one more follows it.
   onRotated = () => {
@@ -162,13 +168,13 @@ export async function signingKeyRing(
 
   return {
     async current(): Promise<SigningKeys> {
-      return olderThan(SIGNING_KEYS_REFRESH_MS) ? read() : keys;
+      return olderThan(refreshMs()) ? read() : keys;
     },
 
     /** The keys for verifying a token signed with `kid` (read again when it is new here). */
     async forKid(kid: string | undefined): Promise<SigningKeys> {
       const known = keys.jwks.keys.some((key) => key.kid === kid);
-      return (!known && olderThan(UNKNOWN_KID_REFRESH_MS)) || olderThan(SIGNING_KEYS_REFRESH_MS) ? read() : keys;
+      return (!known && olderThan(UNKNOWN_KID_REFRESH_MS)) || olderThan(refreshMs()) ? read() : keys;
     },
 
     /**
@@ -190,8 +196,15 @@ export async function signingKeyRing(
         return retired;
       });
       rotations++;
-      take(await loadSigningKeys(repository, options));
+      // Announced before this instance reads the keys again: should that read fail, the others still
+      // hear of the rotation (a revoke above all), and this one reads them at its next call.
       store.announce?.('signing-keys-rotated');
+      try {
+        take(await loadSigningKeys(repository, options));
+      } catch (error) {
+        rotatedUnread = true;
+        throw error;
+      }
       return { kid: next.kid, previousKid, previousPublishedUntil: revoke ? now : new Date(now.getTime() + options.retiredKeyPublishedMs) };
     },
   };

@@ -39,10 +39,10 @@ export function storeLogLines(logger: Logger): LogLines {
   };
   const onOtherInstancesListening = (change: ListenChange) =>
     change.listening
-      ? logger.info({ failedAttempts: change.failedAttempts }, 'Listening again for the other instances on this PostgreSQL')
+      ? logger.info({ failedAttempts: change.failedAttempts }, 'Listening for the other instances on this PostgreSQL, after failed attempts: what they announced meanwhile is read now')
       : logger.warn(
           { error: change.error.message, code: (change.error as { code?: string }).code, retryInMs: change.retryInMs },
-          "The connection that hears the other instances on this PostgreSQL was lost or refused: a delivery another instance made due waits for this instance's next poll until it listens again (retried, each time twice as late, up to every 30 s)",
+          "The connection that hears the other instances on this PostgreSQL was lost or refused: until it listens again (retried, each time twice as late, up to every 30 s), a delivery another instance made due waits for this instance's next poll, and a signing key another instance rotated or revoked is seen at this instance's next read of the keys (every 30 s)",
         );
   return { onFailure, onMaintenance, onMadePrivate, onWaitingForLock, onOtherInstancesListening, onPreviousKeyUsed };
 }

@@ -266,6 +266,33 @@ describe('a rotation announced while a read of the keys is in flight', () => {
   });
 });
 
+describe('a rotation whose instance cannot read the keys again after it committed', () => {
+  it('is announced all the same: another instance refuses the revoked key at once, and this one reads the keys again a second later, not 30 s', async () => {
+    let failing = false;
+    // a's reads of the keys fail while `failing` holds: the rotation's transaction commits, its read after it does not.
+    const flaky: Store = {
+      ...server.store,
+      query: async (sql, params) => {
+        if (failing && /signing_keys/.test(sql)) throw new Error('the store went away');
+        return server.store.query(sql, params);
+      },
+    } as Store;
+    const options = { retiredKeyPublishedMs: RETIRED_KEY_PUBLISHED_MS };
+    const [a, b] = [await signingKeyRing(flaky, options), await signingKeyRing(server.store, options)];
+    const seller = { clientId: 'c', sellerId: DEMO_SELLER_ID, country: 'BR', tenant: 'sandbox' };
+    const { accessToken } = await accessTokens(a, ISSUER).issue(seller);
+    expect((await accessTokens(b, ISSUER).verify(accessToken)).clientId).toBe('c');
+    failing = true;
+    await expect(a.rotate({ revoke: true })).rejects.toThrow('the store went away');
+    failing = false;
+    await until(async () => accessTokens(b, ISSUER).verify(accessToken).then(() => false, () => true));
+    const { kid } = await b.current();
+    // a read again a second after its failed reads, not at its refresh 30 s later.
+    await expect.poll(async () => (await a.current()).kid, { timeout: 5_000, interval: 100 }).toBe(kid);
+    await expect(accessTokens(a, ISSUER).verify(accessToken)).rejects.toMatchObject({ reason: 'invalid' });
+  });
+});
+
 describe('a rotation announced while a new instance reads its keys for the first time', () => {
   it('is read once more before the instance serves: its first read may have queried before the rotation committed', async () => {
     let release!: () => void;
