@@ -264,7 +264,7 @@ const ANALYSIS = [
   'bench/sandbox.ts`, the build before, commit 1b83ccc, built apart): a seller and its first token 483 and 487 ms before, 41 and 43',
   'ms after (medians of 9; the first of a process ~310 ms, its operation\'s first call). The first `startSandbox` of a process',
   '(1 870 and 1 642 ms after, 1 992 and 2 015 ms before) no longer shares the two CPUs with the demo secret\'s 170–235 ms hash,',
-  'within this hour\'s noise; it is twice the 922 ms of the table of 2026-11-24, on a machine whose scrypt is 2.6–3.6 times slower.',
+  'within this hour\'s noise; it is twice the 922 ms measured on 2026-11-24 (this table before this run), on a machine whose scrypt is 2.6–3.6 times slower.',
   'A data directory and PostgreSQL keep ln=15.',
   '',
   '### Where the start-up time goes (profiled 2026-11-22 and 2026-11-23, not re-measured by this script)',
