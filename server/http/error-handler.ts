@@ -5,6 +5,7 @@ import { ContractViolation } from './errors.ts';
 import { toApiError, type DocumentedOperation } from './error-normalising.ts';
 import type { OperationAt, RenderedError } from './error-renderers.ts';
 import { servedAs } from './head-requests.ts';
+import { StoreUnavailable } from '../store/store.ts';
 
 /** Any error as the body of the request's area (server/error-bodies.ts). */
 export type RenderError = (error: unknown, request: OperationAt, operation?: DocumentedOperation) => RenderedError;
@@ -28,6 +29,8 @@ export function errorHandler(
     const log = req.log ?? logger;
     if (error instanceof ContractViolation) {
       log.error({ contractViolation: { operation: error.operation, status: error.attemptedStatus, violations: error.violations } }, error.message);
+    } else if (error instanceof StoreUnavailable) {
+      // The store said so once for the outage (store-log-lines.ts); the request's own line has its 500.
     } else if (toApiError(error).status >= 500) {
       log.error({ err: error }, 'Unexpected error');
     }

@@ -21,7 +21,7 @@ import https from 'node:https';
 import type { LookupFunction } from 'node:net';
 import { LRUCache } from 'lru-cache';
 import type { Logger } from 'pino';
-import type { Store } from '../store/store.ts';
+import { StoreUnavailable, type Store } from '../store/store.ts';
 import { createPoller } from '../workers/poller.ts';
 import { notificationRepository, type DeliveryRow } from './repository.ts';
 import { CONTRACT_RETRY_POLICY, delayAfterAttempt, isReceived, type RetryPolicy } from './retry-policy.ts';
@@ -257,7 +257,12 @@ export function createDeliveryWorker(options: DeliveryWorkerOptions) {
     const seller = delivery.seller_id;
     perSeller.set(seller, (perSeller.get(seller) ?? 0) + 1);
     const run = attempt(delivery)
-      .catch((error) => logger.error({ err: error, delivery_id: delivery.delivery_id }, 'notification attempt failed'))
+      .catch((error) =>
+        // Not recorded: its lease ends and the delivery is attempted again. An outage of the store is said once by the store.
+        error instanceof StoreUnavailable
+          ? logger.debug({ error: error.message, delivery_id: delivery.delivery_id }, 'notification attempt failed')
+          : logger.error({ err: error, delivery_id: delivery.delivery_id }, 'notification attempt failed'),
+      )
       .finally(() => {
         running.delete(run);
         const left = (perSeller.get(seller) ?? 1) - 1;

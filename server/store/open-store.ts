@@ -7,6 +7,7 @@ import { existingEncryptionKey, parsePreviousEncryptionKey, resolveEncryptionKey
 import { openPgliteWorkerStore, type PgliteWorkerOptions } from './pglite-worker-store.ts';
 import { sealedSecrets, type SealedSecrets } from './sealed-secrets.ts';
 import type { OnListenChange } from './postgres-announcements.ts';
+import type { ReachChange } from './postgres-store.ts';
 import type { Store, StoreTopic } from './store.ts';
 
 export interface StoreOptions {
@@ -36,6 +37,8 @@ export interface StoreOptions {
   onWaitingForLock?: PgliteWorkerOptions['onWaitingForLock'];
   /** Told, on PostgreSQL, when the connection that hears the other instances is lost or refused (it is opened again), and when it listens again. */
   onOtherInstancesListening?: OnListenChange;
+  /** Told, on PostgreSQL, when the server cannot be reached (once per outage: the calls meanwhile throw StoreUnavailable), and when it answers again. */
+  onReachChange?: (change: ReachChange) => void;
 }
 
 /**
@@ -60,7 +63,7 @@ export async function openStore(options: StoreOptions): Promise<Store> {
     resolved = await resolveEncryptionKey(options);
   };
   const store = options.databaseUrl
-    ? (await import('./postgres-store.ts')).openPostgresStore(options.databaseUrl, { onListenChange: options.onOtherInstancesListening })
+    ? (await import('./postgres-store.ts')).openPostgresStore(options.databaseUrl, { onListenChange: options.onOtherInstancesListening, onReachChange: options.onReachChange })
     : openPgliteWorkerStore(options.dataDir, {
         snapshot: options.pgliteSnapshot,
         onFailure: options.onFailure,

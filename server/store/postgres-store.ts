@@ -2,22 +2,40 @@
 // load balancer). Each transaction holds one pooled client from BEGIN to COMMIT or ROLLBACK.
 import pg from 'pg';
 import { postgresAnnouncements, type AnnouncementOptions } from './postgres-announcements.ts';
-import { rethrowWithoutValues, type QueryResult, type Queryable, type Store } from './store.ts';
+import { rethrowWithoutValues, StoreUnavailable, type QueryResult, type Queryable, type Store } from './store.ts';
 
 type Client = pg.Pool | pg.PoolClient;
+/** Runs one call to the server: what it answers, or the error as the store throws it (see `reach`). */
+type Guard = <T>(call: () => Promise<T>) => Promise<T>;
 
-function queryable(client: Client): Queryable {
+function queryable(client: Client, guarded: Guard): Queryable {
   return {
     query: async <T>(sql: string, params: unknown[] = []): Promise<QueryResult<T>> => {
-      const r = await client.query(sql, params).catch(rethrowWithoutValues);
+      const r = await guarded(() => client.query(sql, params));
       return { rows: r.rows as T[], rowCount: r.rowCount ?? r.rows.length };
     },
     // Without parameters `pg` uses the simple protocol, which accepts several statements.
     exec: async (sql: string) => {
-      await client.query(sql).catch(rethrowWithoutValues);
+      await guarded(() => client.query(sql));
     },
   };
 }
+
+/**
+ * Whether the server could not be reached or stopped answering, rather than refusing a statement:
+ * a network failure (Node's code), `pg`'s own words for a connection lost or not made in time, a
+ * query timed out on this side, or PostgreSQL's connection exceptions (class 08) and shutdowns.
+ */
+function isUnreachable(error: unknown): boolean {
+  if (!(error instanceof Error)) return false;
+  const code = (error as NodeJS.ErrnoException).code ?? '';
+  if (code in CONNECTION_FAILURES || code === 'EPIPE') return true;
+  if (/^08...$|^57P0[123]$/.test(code)) return true; // connection exception; admin or crash shutdown, cannot connect now
+  return /^(Connection terminated|timeout exceeded when trying to connect|Client has encountered a connection error|Query read timeout)/.test(error.message);
+}
+
+/** An outage of the server, told once (its first failure), and its end (the first call that worked after it). */
+export type ReachChange = { reachable: false; error: Error } | { reachable: true; failedCalls: number };
 
 /**
  * Time limits, so that a slow or silent PostgreSQL fails requests instead of holding them:
@@ -35,6 +53,7 @@ export const POSTGRES_STATEMENT_TIMEOUT_MS = 60_000;
 export const POSTGRES_QUERY_TIMEOUT_MS = 120_000;
 
 export interface PostgresStoreOptions extends AnnouncementOptions {
+  onReachChange?: ((change: ReachChange) => void) | undefined;
   connectTimeoutMs?: number;
   statementTimeoutMs?: number;
   queryTimeoutMs?: number;
@@ -75,6 +94,7 @@ export async function openPostgresStore(databaseUrl: string, options: PostgresSt
     connectTimeoutMs = POSTGRES_CONNECT_TIMEOUT_MS,
     statementTimeoutMs = POSTGRES_STATEMENT_TIMEOUT_MS,
     queryTimeoutMs = POSTGRES_QUERY_TIMEOUT_MS,
+    onReachChange,
     ...announcements
   } = options;
   const pool = new pg.Pool({
@@ -93,12 +113,38 @@ export async function openPostgresStore(databaseUrl: string, options: PostgresSt
     throw unreachable(error, databaseUrl, connectTimeoutMs);
   });
   const otherInstances = postgresAnnouncements(pool, databaseUrl, rows[0]?.schema ?? '', announcements);
+  // Calls failed since the server was last reached; undefined while it answers.
+  let failedCalls: number | undefined;
+  const tell = (change: ReachChange) => {
+    try {
+      onReachChange?.(change);
+    } catch {
+      // the caller's own failure: the store goes on
+    }
+  };
+  const guarded: Guard = async (call) => {
+    let value;
+    try {
+      value = await call();
+    } catch (error) {
+      if (!isUnreachable(error)) return rethrowWithoutValues(error);
+      const unavailable = new StoreUnavailable(unreachable(error as Error, databaseUrl, connectTimeoutMs).message, { cause: error });
+      if (failedCalls === undefined) tell({ reachable: false, error: unavailable });
+      failedCalls = (failedCalls ?? 0) + 1;
+      throw unavailable;
+    }
+    if (failedCalls !== undefined) {
+      tell({ reachable: true, failedCalls });
+      failedCalls = undefined;
+    }
+    return value;
+  };
   return {
     kind: 'postgres',
-    ...queryable(pool),
+    ...queryable(pool, guarded),
     otherInstances,
     async transaction(fn) {
-      const client = await pool.connect();
+      const client = await guarded(() => pool.connect());
       let broken: Error | undefined;
       // The pool listens for a client's errors only while it is idle: one lost between two queries
       // of this transaction (the server restarted, the backend terminated) would be an unhandled
@@ -106,9 +152,9 @@ export async function openPostgresStore(databaseUrl: string, options: PostgresSt
       const lost = (error: Error) => (broken ??= error);
       client.on('error', lost);
       try {
-        await client.query('BEGIN');
-        const value = await fn(queryable(client));
-        await client.query('COMMIT');
+        await guarded(() => client.query('BEGIN'));
+        const value = await fn(queryable(client, guarded));
+        await guarded(() => client.query('COMMIT'));
         return value;
       } catch (error) {
         // A client that cannot even roll back is discarded rather than returned to the pool.

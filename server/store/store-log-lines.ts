@@ -6,8 +6,9 @@ import { isOnDisk, type MadePrivate } from './data-directory.ts';
 import type { StoreOptions } from './open-store.ts';
 import type { MaintenanceChange } from './pglite-maintenance.ts';
 import type { ListenChange } from './postgres-announcements.ts';
+import type { ReachChange } from './postgres-store.ts';
 
-type LogLines = Required<Pick<StoreOptions, 'onFailure' | 'onMaintenance' | 'onMadePrivate' | 'onWaitingForLock' | 'onOtherInstancesListening' | 'onPreviousKeyUsed'>>;
+type LogLines = Required<Pick<StoreOptions, 'onFailure' | 'onMaintenance' | 'onMadePrivate' | 'onWaitingForLock' | 'onOtherInstancesListening' | 'onPreviousKeyUsed' | 'onReachChange'>>;
 
 export function storeLogLines(logger: Logger): LogLines {
   // PGlite runs on a worker thread: if that thread dies, every request fails from then on; say why once.
@@ -44,7 +45,15 @@ export function storeLogLines(logger: Logger): LogLines {
           { error: change.error.message, code: (change.error as { code?: string }).code, retryInMs: change.retryInMs },
           "The connection that hears the other instances on this PostgreSQL was lost or refused: until it listens again (retried, each time twice as late, up to every 30 s), a delivery another instance made due waits for this instance's next poll, and a signing key another instance rotated or revoked is seen at this instance's next read of the keys (every 30 s)",
         );
-  return { onFailure, onMaintenance, onMadePrivate, onWaitingForLock, onOtherInstancesListening, onPreviousKeyUsed };
+  // One line per outage, not one with a stack per request and per worker pass (those are StoreUnavailable).
+  const onReachChange = (change: ReachChange) =>
+    change.reachable
+      ? logger.info({ failedCalls: change.failedCalls }, 'The PostgreSQL server answers again')
+      : logger.error(
+          { error: change.error.message, code: (change.error.cause as { code?: string } | undefined)?.code },
+          'The PostgreSQL server cannot be reached: until it answers again, requests that need it answer 500 (each still logged as a request) and the workers try again at their next pass; said once per outage',
+        );
+  return { onFailure, onMaintenance, onMadePrivate, onWaitingForLock, onOtherInstancesListening, onPreviousKeyUsed, onReachChange };
 }
 
 /** Where the current encryption key comes from (encryption-key.ts), for the log: never the key. */

@@ -91,6 +91,16 @@ export function rethrowWithoutValues(error: unknown): never {
   throw error;
 }
 
+/**
+ * The database server could not be reached or stopped answering (PostgreSQL: a connection refused,
+ * lost or timed out; the server shutting down). The store tells its outages once each
+ * (`onReachChange`), so the requests and passes that fail meanwhile are not each logged with a
+ * stack; `cause` holds the driver's error.
+ */
+export class StoreUnavailable extends Error {
+  override name = 'StoreUnavailable';
+}
+
 /** A PostgreSQL error message without the input it quotes (rethrowWithoutValues). */
 export function withoutQuotedValues(message: string): string {
   return message.replace(/: ".*"$/s, ': "[redacted]"').replace(/^value ".*" is out of range/s, 'value "[redacted]" is out of range');

@@ -4,6 +4,7 @@
 // can be asked early (`wake`: a notification just became due), never closer than MIN_GAP_MS, nor
 // than four times the last pass's duration, to the last one.
 import type { Logger } from 'pino';
+import { StoreUnavailable } from '../store/store.ts';
 
 export interface Poller {
   start(): void;
@@ -36,7 +37,10 @@ export function createPoller(pass: () => Promise<number>, options: { intervalMs:
     const started = performance.now();
     running = pass()
       .then((done) => void (done && logger.debug({ done }, `${name}: pass done`)))
-      .catch((err) => logger.error({ err }, `${name}: pass failed; retried on the next one`))
+      .catch((err) =>
+        // An outage of the store is said once by the store (store-log-lines.ts), not by every pass.
+        err instanceof StoreUnavailable ? logger.debug({ error: err.message }, `${name}: pass failed; retried on the next one`) : logger.error({ err }, `${name}: pass failed; retried on the next one`),
+      )
       .finally(() => {
         running = undefined;
         lastEnded = performance.now();

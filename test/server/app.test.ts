@@ -267,6 +267,15 @@ describe('subscription, plan and webhook shape', () => {
     expect(sandbox.logs.lines.some((l) => l.msg === 'Unexpected error' && String(l.err?.stack).includes('secret-place'))).toBe(true);
   });
 
+  it('answers a store that cannot be reached with the same 500, logged by its request line only: the store says the outage once', async () => {
+    const res = await sandbox.http.get('/rpy/be-subscription/v1/subscriptions/store-down').set(bearer(token)).set('x-request-id', 'outage-7');
+    expectError(res, 500, { message: 'Internal server error', name: 'be-subscription', status_code: 500 });
+    expect(JSON.stringify(res.body)).not.toContain('db.example');
+    const lines = sandbox.logs.lines.filter((l) => l.req?.id === 'outage-7');
+    expect(lines.map((l) => [l.level, l.msg, l.res?.statusCode])).toEqual([[50, 'request completed', 500]]);
+    expect(JSON.stringify(lines)).not.toContain('stack');
+  });
+
   it('logs the failure bound to its request (id, method, url, redacted headers) and the request line at error', async () => {
     await sandbox.http.get('/rpy/be-subscription/v1/subscriptions/abc').set(bearer(token)).set('x-request-id', 'failure-42');
     const failure = sandbox.logs.lines.find((l) => l.msg === 'Unexpected error' && l.req?.id === 'failure-42');

@@ -3,6 +3,7 @@
 // last one however often woken.
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { createLogger } from '../../server/http/logging.ts';
+import { StoreUnavailable } from '../../server/store/store.ts';
 import { createPoller, MIN_GAP_MS } from '../../server/workers/poller.ts';
 import { CapturedLogs } from './support/server.ts';
 
@@ -53,6 +54,27 @@ describe('poller', () => {
     // The interval starts again from the woken pass.
     await nextPassIn(1_000, 2);
     await poller.stop();
+  });
+
+  it('logs a failed pass at error with its stack, but one that failed because the store cannot be reached only at debug: the store says the outage once', async () => {
+    const logs = new CapturedLogs();
+    const failures = [new Error('the pass broke'), new StoreUnavailable('Cannot connect to the PostgreSQL server at db.example:5432 (the database URL): the connection was refused')];
+    const poller = createPoller(
+      async () => {
+        throw failures.shift();
+      },
+      { intervalMs: 1_000, logger: createLogger('debug', logs), name: 'test' },
+    );
+    poller.start();
+    await vi.advanceTimersByTimeAsync(2_000);
+    await poller.stop();
+    const failed = logs.lines.filter((l) => l.msg === 'test: pass failed; retried on the next one');
+    expect(failed.map((l) => [l.level, l.err?.message ?? l.error])).toEqual([
+      [50, 'the pass broke'],
+      [20, 'Cannot connect to the PostgreSQL server at db.example:5432 (the database URL): the connection was refused'],
+    ]);
+    expect(failed[0]!.err?.stack).toContain('the pass broke');
+    expect(JSON.stringify(failed[1])).not.toContain('stack');
   });
 
   it('keeps one loop when started twice, or started again while the pass of a stop not awaited runs', async () => {

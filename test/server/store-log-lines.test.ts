@@ -3,6 +3,7 @@
 import { expect, it } from 'vitest';
 import { createLogger } from '../../server/http/logging.ts';
 import { encryptionKeySourceOf, storeLogLines } from '../../server/store/store-log-lines.ts';
+import { StoreUnavailable } from '../../server/store/store.ts';
 import { loadConfig } from '../../server/config.ts';
 import { CapturedLogs } from './support/server.ts';
 
@@ -33,4 +34,22 @@ it("names where the current encryption key comes from, never the key", () => {
   expect(encryptionKeySourceOf(loadConfig({ DATABASE_URL: 'postgres://u:pw@db/x' }))).toBe('derived from DATABASE_URL');
   expect(encryptionKeySourceOf(loadConfig({ DATA_DIR: '.data/x' }))).toBe('the key file beside DATA_DIR');
   expect(encryptionKeySourceOf(loadConfig({ DATA_DIR: 'memory://' }))).toBe('random, in memory');
+});
+
+it('says once that the PostgreSQL server cannot be reached, naming it and the network code, and when it answers again', () => {
+  const logs = new CapturedLogs();
+  const lines = storeLogLines(createLogger('info', logs));
+  const refused = Object.assign(new Error('connect ECONNREFUSED 10.0.0.5:5432'), { code: 'ECONNREFUSED' });
+  lines.onReachChange({ reachable: false, error: new StoreUnavailable('Cannot connect to the PostgreSQL server at db.example:5432 (the database URL): the connection was refused', { cause: refused }) });
+  lines.onReachChange({ reachable: true, failedCalls: 12 });
+  expect(logs.lines).toMatchObject([
+    {
+      level: 50,
+      error: 'Cannot connect to the PostgreSQL server at db.example:5432 (the database URL): the connection was refused',
+      code: 'ECONNREFUSED',
+      msg: expect.stringMatching(/^The PostgreSQL server cannot be reached: until it answers again, requests that need it answer 500/),
+    },
+    { level: 30, failedCalls: 12, msg: 'The PostgreSQL server answers again' },
+  ]);
+  expect(JSON.stringify(logs.lines)).not.toContain('stack');
 });

@@ -14,8 +14,8 @@ import { encryptionKeyFileOf } from '../../server/store/encryption-key.ts';
 import { listMigrations, migrate } from '../../server/store/migrate.ts';
 import { openStore } from '../../server/store/open-store.ts';
 import type { ListenChange } from '../../server/store/postgres-announcements.ts';
-import { openPostgresStore } from '../../server/store/postgres-store.ts';
-import { rethrowWithoutValues, type Store } from '../../server/store/store.ts';
+import { openPostgresStore, type ReachChange } from '../../server/store/postgres-store.ts';
+import { rethrowWithoutValues, StoreUnavailable, type Store } from '../../server/store/store.ts';
 import { DEMO, ISSUER, startTestServer, tokenForm } from './support/server.ts';
 import { DATABASE_URL, freshPostgresSchema, freshPostgresSchemaUrl, listeningAfterItsWake, listeningInstances, openUnmigratedPglite, terminateListeners } from './support/stores.ts';
 import { tcpProxy } from './support/tcp-proxy.ts';
@@ -327,6 +327,41 @@ if (DATABASE_URL) {
         expect(lifted).toBe(1);
       } finally {
         await store.close();
+      }
+    });
+
+    it('throws StoreUnavailable while the server cannot be reached, naming it, and says so once per outage and once when it answers again', async () => {
+      const url = await freshPostgresSchemaUrl();
+      const proxy = await tcpProxy({ host: new URL(url).hostname, port: Number(new URL(url).port) });
+      const changes: ReachChange[] = [];
+      const store = await openPostgresStore(proxy.url(url), { connectTimeoutMs: 500, onReachChange: (change) => void changes.push(change) });
+      try {
+        expect((await store.query<{ one: number }>('SELECT 1 AS one')).rows).toEqual([{ one: 1 }]);
+        proxy.down(); // new connections refused
+        proxy.cut(); // the pool's idle ones lost
+        const where = `127.0.0.1:${new URL(proxy.url(url)).port}`;
+        const failures = [
+          await store.query('SELECT 1').catch((e: unknown) => e), // a pooled connection found lost, or a new one refused
+          await store.query('SELECT 1').catch((e: unknown) => e),
+          await store.transaction(async (tx) => tx.query('SELECT 1')).catch((e: unknown) => e),
+        ];
+        for (const failure of failures) {
+          expect(failure).toBeInstanceOf(StoreUnavailable);
+          expect((failure as Error).message).toMatch(new RegExp(`^Cannot connect to the PostgreSQL server at ${where.replace(/\./g, '\\.')} \\(the database URL\\): `));
+          expect((failure as Error).cause).toBeInstanceOf(Error);
+        }
+        expect(changes).toEqual([{ reachable: false, error: failures[0] }]); // once for the outage
+        proxy.up();
+        expect((await store.query<{ one: number }>('SELECT 1 AS one')).rows).toEqual([{ one: 1 }]);
+        expect(changes[1]).toEqual({ reachable: true, failedCalls: 3 });
+        // A statement the server refuses is its answer, not an outage.
+        const refused = await store.query('SELECT * FROM no_such_table').catch((e: unknown) => e);
+        expect(refused).not.toBeInstanceOf(StoreUnavailable);
+        expect(refused).toMatchObject({ code: '42P01' });
+        expect(changes).toHaveLength(2);
+      } finally {
+        await store.close();
+        await proxy.close();
       }
     });
 

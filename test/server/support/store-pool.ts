@@ -38,6 +38,7 @@ const SETS_A_STORE_APART: Record<keyof StoreOptions, true> = {
   onMadePrivate: true,
   onWaitingForLock: true,
   onOtherInstancesListening: true,
+  onReachChange: true,
 };
 
 /** Options under which a new store is the same as a reused one: in memory, the default key, no callback. */

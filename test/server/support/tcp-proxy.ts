@@ -1,7 +1,7 @@
 // A TCP proxy between a client and a server (PostgreSQL), for what a network does to a connection:
 // `down()` refuses new connections, `silent()` accepts them and never answers, `freeze()` makes the
 // open ones go silent without closing them (a NAT or load balancer that dropped them, a failover
-// without a reset), `up()` lets new ones through again.
+// without a reset), `cut()` closes the open ones (a server restarted), `up()` lets new ones through again.
 import { connect, createServer, type Socket } from 'node:net';
 import type { AddressInfo } from 'node:net';
 
@@ -39,6 +39,9 @@ export async function tcpProxy(target: { host: string; port: number }) {
     down: () => void (mode = 'down'),
     silent: () => void (mode = 'silent'),
     up: () => void (mode = 'up'),
+    cut() {
+      for (const [client, upstream] of pairs) (client.destroy(), upstream.destroy());
+    },
     freeze() {
       for (const pair of pairs) {
         const [client, upstream] = pair;

@@ -9,6 +9,7 @@ import { parse, stringify } from 'yaml';
 import type { AreaRoutes } from '../../../server/app.ts';
 import { accessTokenOf, isGuid } from '../../../server/authentication/bearer.ts';
 import { ApiError } from '../../../server/http/errors.ts';
+import { StoreUnavailable } from '../../../server/store/store.ts';
 import { AUTH_BUNDLE } from './server.ts';
 
 const json = (schema: object) => ({ description: 'Test response.', content: { 'application/json': { schema } } });
@@ -132,6 +133,7 @@ export const testAreas: AreaRoutes = ({ requireAccessToken }) =>
     .patch('/dpm/webhooks/v1/subscriptions/:event_name/events/:event_id', () => {
       throw new ApiError(409, undefined, 'Idempotency key already used with a different request');
     })
-    .get('/rpy/be-subscription/v1/subscriptions/:subscription_id', requireAccessToken, () => {
+    .get('/rpy/be-subscription/v1/subscriptions/:subscription_id', requireAccessToken, (req) => {
+      if (req.params.subscription_id === 'store-down') throw new StoreUnavailable('Cannot connect to the PostgreSQL server at db.example:5432 (the database URL): the connection was refused');
       throw new Error('database exploded at /srv/app/secret-place.ts:42');
     });
