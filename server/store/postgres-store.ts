@@ -113,8 +113,12 @@ export async function openPostgresStore(databaseUrl: string, options: PostgresSt
     throw unreachable(error, databaseUrl, connectTimeoutMs);
   });
   const otherInstances = postgresAnnouncements(pool, databaseUrl, rows[0]?.schema ?? '', announcements);
-  // Calls failed since the server was last reached; undefined while it answers.
+  // Calls failed since the server was last reached; undefined while it answers. Calls are numbered
+  // as they begin: only one begun after the outage's first failure ends it (one in flight since
+  // before may still come back answered).
   let failedCalls: number | undefined;
+  let calls = 0;
+  let outageFrom = 0;
   const tell = (change: ReachChange) => {
     try {
       onReachChange?.(change);
@@ -123,17 +127,21 @@ export async function openPostgresStore(databaseUrl: string, options: PostgresSt
     }
   };
   const guarded: Guard = async (call) => {
+    const number = ++calls;
     let value;
     try {
       value = await call();
     } catch (error) {
       if (!isUnreachable(error)) return rethrowWithoutValues(error);
       const unavailable = new StoreUnavailable(unreachable(error as Error, databaseUrl, connectTimeoutMs).message, { cause: error });
-      if (failedCalls === undefined) tell({ reachable: false, error: unavailable });
+      if (failedCalls === undefined) {
+        outageFrom = calls;
+        tell({ reachable: false, error: unavailable });
+      }
       failedCalls = (failedCalls ?? 0) + 1;
       throw unavailable;
     }
-    if (failedCalls !== undefined) {
+    if (failedCalls !== undefined && number > outageFrom) {
       tell({ reachable: true, failedCalls });
       failedCalls = undefined;
     }

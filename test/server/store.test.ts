@@ -330,11 +330,17 @@ if (DATABASE_URL) {
       }
     });
 
-    it('throws StoreUnavailable while the server cannot be reached, naming it, and says so once per outage and once when it answers again', async () => {
+    /** A store on a new schema through a TCP proxy, its outages and their ends recorded. */
+    const reachedThroughProxy = async () => {
       const url = await freshPostgresSchemaUrl();
       const proxy = await tcpProxy({ host: new URL(url).hostname, port: Number(new URL(url).port) });
       const changes: ReachChange[] = [];
       const store = await openPostgresStore(proxy.url(url), { connectTimeoutMs: 500, onReachChange: (change) => void changes.push(change) });
+      return { url, proxy, changes, store };
+    };
+
+    it('throws StoreUnavailable while the server cannot be reached, naming it, and says so once per outage and once when it answers again', async () => {
+      const { url, proxy, changes, store } = await reachedThroughProxy();
       try {
         expect((await store.query<{ one: number }>('SELECT 1 AS one')).rows).toEqual([{ one: 1 }]);
         proxy.down(); // new connections refused
@@ -359,6 +365,25 @@ if (DATABASE_URL) {
         expect(refused).not.toBeInstanceOf(StoreUnavailable);
         expect(refused).toMatchObject({ code: '42P01' });
         expect(changes).toHaveLength(2);
+      } finally {
+        await store.close();
+        await proxy.close();
+      }
+    });
+
+    it('ends an outage only by a call begun after its first failure, not by one in flight since before that comes back answered', async () => {
+      const { proxy, changes, store } = await reachedThroughProxy();
+      try {
+        await store.query('SELECT 1'); // the pool's one connection
+        const slow = store.query('SELECT pg_sleep(0.5)'); // holds it
+        await new Promise((resolve) => setTimeout(resolve, 100));
+        proxy.down();
+        const refused = await store.query('SELECT 1').catch((e: unknown) => e); // needs a second connection: refused
+        expect(refused).toBeInstanceOf(StoreUnavailable);
+        await slow; // begun before the outage, answered after its first failure
+        expect(changes).toEqual([{ reachable: false, error: refused }]);
+        await store.query('SELECT 1'); // on the first connection, idle again
+        expect(changes).toEqual([{ reachable: false, error: refused }, { reachable: true, failedCalls: 1 }]);
       } finally {
         await store.close();
         await proxy.close();
