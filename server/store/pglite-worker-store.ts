@@ -13,7 +13,7 @@ import type { MaintenanceChange, MaintenanceTimings } from './pglite-maintenance
 import { pgliteSnapshot } from './pglite-snapshot.ts';
 import { workerFromSources } from './pglite-worker-from-sources.ts';
 import type { WorkerData, WorkerError, WorkerNotice, WorkerOpen, WorkerReply, WorkerRequest } from './pglite-worker-protocol.ts';
-import { rethrowWithoutValues, withoutQuotedValues, type QueryResult, type Queryable, type Store } from './store.ts';
+import { rethrowWithoutValues, StoreUnavailable, withoutQuotedValues, type QueryResult, type Queryable, type Store } from './store.ts';
 
 /** Next to this module: pglite-worker.ts from the sources (tsx, vitest), pglite-worker.js from the build. */
 const FROM_SOURCES = import.meta.url.endsWith('.ts');
@@ -258,7 +258,8 @@ async function workerStore(thread: Worker, told: Told, refusal?: () => Error | u
   };
   const stop = (error: Error) => {
     if (stopped) return;
-    stopped = error;
+    // Said once (onFailure); each call refused from then on is not logged again with a stack.
+    stopped = error instanceof StoreUnavailable ? error : new StoreUnavailable(error.message, { cause: error });
     for (const id of [...pending.keys()]) settle(id)!.reject(error);
     if (opened && !closing) told.onFailure?.(error);
   };

@@ -92,10 +92,11 @@ export function rethrowWithoutValues(error: unknown): never {
 }
 
 /**
- * The database server could not be reached or stopped answering (PostgreSQL: a connection refused,
- * lost or timed out; the server shutting down). The store tells its outages once each
- * (`onReachChange`), so the requests and passes that fail meanwhile are not each logged with a
- * stack; `cause` holds the driver's error.
+ * The database could not be reached or stopped answering. PostgreSQL: a connection refused, lost or
+ * timed out, the server shutting down; the store tells each outage once (`onReachChange`). PGlite:
+ * its thread stopped, or its data directory's lock was given up; told once (`onFailure`), and every
+ * later call throws this. So the requests and passes that fail meanwhile are not each logged with a
+ * stack; `cause` holds the first error.
  */
 export class StoreUnavailable extends Error {
   override name = 'StoreUnavailable';

@@ -175,16 +175,21 @@ describe('when the worker thread dies', () => {
   });
 
 
-  it('makes the running sandbox answer 500 at once and log why', async () => {
+  it('makes the running sandbox answer 500 at once and log why, once: each refused request is logged by its own line only', async () => {
     const logs = new CapturedLogs();
     const sandbox = await runSandbox(testConfig({ apiSpec: PLATFORM_JSON }), createLogger('info', logs));
     try {
       await (sandbox.store as PgliteWorkerStore).thread.terminate();
-      const res = await fetch(`${sandbox.url}/dpy/payment-link/v1/payment-links/by-short-id/abc123`, { signal: AbortSignal.timeout(10_000) }); // a lookup in the store
-      expect(res.status).toBe(500);
+      for (let i = 0; i < 3; i++) {
+        const res = await fetch(`${sandbox.url}/dpy/payment-link/v1/payment-links/by-short-id/abc123`, { signal: AbortSignal.timeout(10_000) }); // a lookup in the store
+        expect(res.status).toBe(500);
+        expect(await res.json()).toEqual({ error_code: 'internal_error', message: 'Internal server error', status_code: 500 });
+      }
       expect(logs.lines.filter((l) => l.msg?.startsWith('The store stopped'))).toEqual([
         expect.objectContaining({ level: 50, err: expect.objectContaining({ message: expect.stringContaining('PGlite worker thread stopped') }) }),
       ]);
+      expect(logs.lines.filter((l) => l.msg === 'Unexpected error')).toEqual([]);
+      expect(logs.lines.filter((l) => l.res?.statusCode === 500)).toHaveLength(3);
     } finally {
       await sandbox.close();
     }
