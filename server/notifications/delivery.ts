@@ -216,26 +216,37 @@ export function createDeliveryWorker(options: DeliveryWorkerOptions) {
       ? await post(agents, options.lookupFor?.(delivery.seller_id), target, delivery.payload, Math.min(policy.attemptTimeoutMs, leaseLeftMs), stop)
       : { latencyMs: 0, error: resolved && 'refused' in resolved ? resolved.refused : 'no notification URL is configured for the seller' };
     if (outcome.interrupted) return giveBack(delivery);
-    const number = await store.transaction((tx) =>
-      notificationRepository(tx).recordResult(
-        delivery.delivery_id,
-        delivery.locked_until!,
-        {
-          started_at: startedAt,
-          url: resolved?.url ?? null,
-          status_code: outcome.statusCode ?? null,
-          latency_ms: outcome.latencyMs,
-          error: outcome.error ?? (isReceived(outcome.statusCode) ? null : `answered ${outcome.statusCode}, not 200`),
-        },
-        (attempts) =>
-          isReceived(outcome.statusCode)
-            ? { status: 'delivered' }
-            : attempts >= policy.maxAttempts
-              ? { status: 'abandoned' }
-              : { status: 'pending', at: new Date(now().getTime() + delayAfterAttempt(policy, attempts)) },
-        now(),
-      ),
-    );
+    const number = await store
+      .transaction((tx) =>
+        notificationRepository(tx).recordResult(
+          delivery.delivery_id,
+          delivery.locked_until!,
+          {
+            started_at: startedAt,
+            url: resolved?.url ?? null,
+            status_code: outcome.statusCode ?? null,
+            latency_ms: outcome.latencyMs,
+            error: outcome.error ?? (isReceived(outcome.statusCode) ? null : `answered ${outcome.statusCode}, not 200`),
+          },
+          (attempts) =>
+            isReceived(outcome.statusCode)
+              ? { status: 'delivered' }
+              : attempts >= policy.maxAttempts
+                ? { status: 'abandoned' }
+                : { status: 'pending', at: new Date(now().getTime() + delayAfterAttempt(policy, attempts)) },
+          now(),
+        ),
+      )
+      .catch((error: unknown) => {
+        if (!(error instanceof StoreUnavailable) || !target) throw error;
+        // Made, and perhaps received, but not recorded: at least once, the merchant may get it twice.
+        logger.warn(
+          { delivery_id: delivery.delivery_id, status_code: outcome.statusCode, error: outcome.error },
+          'merchant notification attempt made but not recorded (the store cannot be reached): made again once its lease ends',
+        );
+        return null;
+      });
+    if (number === null) return;
     if (number === undefined) {
       logger.info({ delivery_id: delivery.delivery_id }, 'merchant notification attempt not recorded: the delivery was removed meanwhile (a sandbox reset, or NOTIFICATION_RETENTION_DAYS)');
       return;

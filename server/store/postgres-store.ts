@@ -22,17 +22,26 @@ function queryable(client: Client, guarded: Guard): Queryable {
 }
 
 /**
- * Whether the server could not be reached or stopped answering, rather than refusing a statement:
- * a network failure (Node's code), `pg`'s own words for a connection lost or not made in time, a
- * query timed out on this side, or PostgreSQL's connection exceptions (class 08) and shutdowns.
+ * Why the server could not be reached or stopped answering, rather than refusing a statement; undefined
+ * for any other failure: a network failure (Node's code), `pg`'s own words for a connection lost or not
+ * made in time, a query timed out on this side, or PostgreSQL's connection exceptions (class 08) and
+ * shutdowns. pg-pool's "timeout exceeded when trying to connect" is not one: it waited for a free
+ * client of its own (every connection busy: a lock, a load), not for the server.
  */
-function isUnreachable(error: unknown): boolean {
-  if (!(error instanceof Error)) return false;
+function outageReason(error: unknown, limits: { connectTimeoutMs: number; queryTimeoutMs: number }): string | undefined {
+  if (!(error instanceof Error)) return undefined;
   const code = (error as NodeJS.ErrnoException).code ?? '';
-  if (code in CONNECTION_FAILURES || code === 'EPIPE') return true;
-  if (/^08...$|^57P0[123]$/.test(code)) return true; // connection exception; admin or crash shutdown, cannot connect now
-  return /^(Connection terminated|timeout exceeded when trying to connect|Client has encountered a connection error|Query read timeout)/.test(error.message);
+  if (code in CONNECTION_FAILURES) return CONNECTION_FAILURES[code];
+  if (code === 'EPIPE') return 'the connection was closed';
+  if (/^08...$|^57P0[123]$/.test(code)) return error.message; // connection exception; admin or crash shutdown, cannot connect now
+  if (/^Query read timeout/.test(error.message)) return `no answer within the query timeout (${limits.queryTimeoutMs} ms)`;
+  if (/^Connection terminated due to connection timeout/.test(error.message)) return `no answer within the connect timeout (${limits.connectTimeoutMs} ms)`;
+  if (/^(Connection terminated|Client has encountered a connection error)/.test(error.message)) return `the connection was lost (${error.message})`;
+  return undefined;
 }
+
+/** pg-pool's wait for a free client of its own ran out (see outageReason). */
+const isPoolWait = (error: unknown) => error instanceof Error && /^timeout exceeded when trying to connect/.test(error.message);
 
 /** An outage of the server, told once (its first failure), and its end (the first call that worked after it). */
 export type ReachChange = { reachable: false; error: Error } | { reachable: true; failedCalls: number };
@@ -70,6 +79,17 @@ const CONNECTION_FAILURES: Record<string, string> = {
   ECONNRESET: 'the connection was closed',
 };
 
+/** The server as log lines and errors name it: the URL's host and port, never its user or password. */
+function serverOf(databaseUrl: string): string {
+  try {
+    const { hostname, port } = new URL(databaseUrl);
+    if (hostname) return `at ${hostname}:${port || 5432} (the database URL)`;
+  } catch {
+    // Not a URL the WHATWG parser reads (pg reads more): named by its role only.
+  }
+  return 'of the database URL';
+}
+
 /**
  * A first connection that failed, saying to which server (the URL's host and port, never its user
  * or password) and why: `connect ECONNREFUSED 127.0.0.1:1` alone did not say it was the database's.
@@ -78,14 +98,7 @@ const CONNECTION_FAILURES: Record<string, string> = {
 function unreachable(error: Error, databaseUrl: string, connectTimeoutMs: number): Error {
   const code = (error as NodeJS.ErrnoException).code ?? '';
   const reason = CONNECTION_FAILURES[code] ?? (/timeout/i.test(error.message) ? `no answer within the connect timeout (${connectTimeoutMs} ms)` : error.message);
-  let server = 'of the database URL';
-  try {
-    const { hostname, port } = new URL(databaseUrl);
-    if (hostname) server = `at ${hostname}:${port || 5432} (the database URL)`;
-  } catch {
-    // Not a URL the WHATWG parser reads (pg reads more): named by its role only.
-  }
-  return Object.assign(new Error(`Cannot connect to the PostgreSQL server ${server}: ${reason}`, { cause: error }), code ? { code } : {});
+  return Object.assign(new Error(`Cannot connect to the PostgreSQL server ${serverOf(databaseUrl)}: ${reason}`, { cause: error }), code ? { code } : {});
 }
 
 /** `options`: how the store hears its other instances (postgres-announcements.ts), and its time limits. */
@@ -115,10 +128,13 @@ export async function openPostgresStore(databaseUrl: string, options: PostgresSt
   const otherInstances = postgresAnnouncements(pool, databaseUrl, rows[0]?.schema ?? '', announcements);
   // Calls failed since the server was last reached; undefined while it answers. Calls are numbered
   // as they begin: only one begun after the outage's first failure ends it (one in flight since
-  // before may still come back answered).
+  // before may still come back answered), and only one begun after the last outage ended starts
+  // another (one stuck since before on a silent connection fails at its query timeout, long after).
   let failedCalls: number | undefined;
   let calls = 0;
   let outageFrom = 0;
+  let recoveredAt = 0;
+  const where = serverOf(databaseUrl);
   const tell = (change: ReachChange) => {
     try {
       onReachChange?.(change);
@@ -132,8 +148,11 @@ export async function openPostgresStore(databaseUrl: string, options: PostgresSt
     try {
       value = await call();
     } catch (error) {
-      if (!isUnreachable(error)) return rethrowWithoutValues(error);
-      const unavailable = new StoreUnavailable(unreachable(error as Error, databaseUrl, connectTimeoutMs).message, { cause: error });
+      // A wait for a pooled client during an outage is part of it; otherwise it is the pool's own.
+      const reason = outageReason(error, { connectTimeoutMs, queryTimeoutMs }) ?? (failedCalls !== undefined && isPoolWait(error) ? 'no pooled connection free while the server is out of reach' : undefined);
+      if (reason === undefined) return rethrowWithoutValues(error);
+      const unavailable = new StoreUnavailable(`The PostgreSQL server ${where} cannot be reached: ${reason}`, { cause: error });
+      if (number <= recoveredAt) throw unavailable; // begun before the last outage ended: part of that one
       if (failedCalls === undefined) {
         outageFrom = calls;
         tell({ reachable: false, error: unavailable });
@@ -144,6 +163,7 @@ export async function openPostgresStore(databaseUrl: string, options: PostgresSt
     if (failedCalls !== undefined && number > outageFrom) {
       tell({ reachable: true, failedCalls });
       failedCalls = undefined;
+      recoveredAt = calls;
     }
     return value;
   };
@@ -165,8 +185,11 @@ export async function openPostgresStore(databaseUrl: string, options: PostgresSt
         await guarded(() => client.query('COMMIT'));
         return value;
       } catch (error) {
-        // A client that cannot even roll back is discarded rather than returned to the pool.
-        await client.query('ROLLBACK').catch((e: Error) => (broken = e));
+        // A client that cannot even roll back is discarded rather than returned to the pool; one whose
+        // server is out of reach is discarded at once (a ROLLBACK would wait behind the query that
+        // timed out, another query timeout; PostgreSQL ends the transaction with the connection).
+        if (error instanceof StoreUnavailable) broken = error;
+        else await client.query('ROLLBACK').catch((e: Error) => (broken = e));
         throw error;
       } finally {
         client.off('error', lost);

@@ -12,7 +12,7 @@ import { enqueueCheckoutNotification } from '../../server/notifications/outbox.t
 import { notificationRepository, SKIPPED_SELLERS } from '../../server/notifications/repository.ts';
 import { CONTRACT_RETRY_POLICY, delayAfterAttempt, type RetryPolicy } from '../../server/notifications/retry-policy.ts';
 import { DEMO_SELLER_ID, ensureDemoSeller } from '../../server/sandbox/demo-seller.ts';
-import type { Store } from '../../server/store/store.ts';
+import { StoreUnavailable, type Store } from '../../server/store/store.ts';
 import { deref, loadPlatform } from '../support/contract.ts';
 import { CapturedLogs } from './support/server.ts';
 import { listeningInstances, STORE_KINDS } from './support/stores.ts';
@@ -121,6 +121,27 @@ for (const kind of STORE_KINDS) {
         clock = new Date(clock.getTime() + LEASE_MARGIN_MS + MIN_ATTEMPT_MS);
         expect(await worker().runOnce()).toBe(1); // the lease has ended
         expect(endpoint.received).toHaveLength(1);
+        expect(await stored(id)).toMatchObject({ status: 'delivered', attempts: 1 });
+      });
+
+      it('says, at warn and without a stack, that an attempt it made could not be recorded because the store cannot be reached, and makes it again once the lease ends', async () => {
+        endpoint = await merchant([200, 200]);
+        target = { url: endpoint.url, user: 'loja', password: 'senha' };
+        const id = await enqueue();
+        // The store answers the claim, then cannot be reached when the attempt is to be recorded.
+        const unreachable: Store = { ...store, transaction: () => Promise.reject(new StoreUnavailable('The PostgreSQL server at db.example:5432 (the database URL) cannot be reached: the connection was refused')) };
+        expect(await worker(unreachable).runOnce()).toBe(1);
+        expect(endpoint.received).toHaveLength(1); // made
+        expect(await attempts(id)).toEqual([]); // not recorded
+        expect(await stored(id)).toMatchObject({ status: 'pending', attempts: 0 });
+        const said = logs.lines.filter((l) => l.delivery_id === id && l.level >= 40);
+        expect(said).toEqual([
+          expect.objectContaining({ level: 40, status_code: 200, msg: 'merchant notification attempt made but not recorded (the store cannot be reached): made again once its lease ends' }),
+        ]);
+        expect(JSON.stringify(said)).not.toContain('stack');
+        clock = new Date(clock.getTime() + POLICY.attemptTimeoutMs + 5_000); // the lease has ended
+        expect(await worker().runOnce()).toBe(1);
+        expect(endpoint.received).toHaveLength(2); // at least once: the merchant got it twice
         expect(await stored(id)).toMatchObject({ status: 'delivered', attempts: 1 });
       });
 

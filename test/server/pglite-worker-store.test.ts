@@ -185,11 +185,14 @@ describe('when the worker thread dies', () => {
         expect(res.status).toBe(500);
         expect(await res.json()).toEqual({ error_code: 'internal_error', message: 'Internal server error', status_code: 500 });
       }
+      const page = await fetch(`${sandbox.url}/pay/abc123`, { signal: AbortSignal.timeout(10_000) }); // a hosted page, from the store too
+      expect(page.status).toBe(500);
+      expect(await page.text()).toContain('This page failed on our side. Try again in a moment.');
       expect(logs.lines.filter((l) => l.msg?.startsWith('The store stopped'))).toEqual([
         expect.objectContaining({ level: 50, err: expect.objectContaining({ message: expect.stringContaining('PGlite worker thread stopped') }) }),
       ]);
       expect(logs.lines.filter((l) => l.msg === 'Unexpected error')).toEqual([]);
-      expect(logs.lines.filter((l) => l.res?.statusCode === 500)).toHaveLength(3);
+      expect(logs.lines.filter((l) => l.res?.statusCode === 500)).toHaveLength(4);
     } finally {
       await sandbox.close();
     }

@@ -58,7 +58,7 @@ describe('poller', () => {
 
   it('logs a failed pass at error with its stack, but one that failed because the store cannot be reached only at debug: the store says the outage once', async () => {
     const logs = new CapturedLogs();
-    const failures = [new Error('the pass broke'), new StoreUnavailable('Cannot connect to the PostgreSQL server at db.example:5432 (the database URL): the connection was refused')];
+    const failures = [new Error('the pass broke'), new StoreUnavailable('The PostgreSQL server at db.example:5432 (the database URL) cannot be reached: the connection was refused')];
     const poller = createPoller(
       async () => {
         throw failures.shift();
@@ -71,7 +71,7 @@ describe('poller', () => {
     const failed = logs.lines.filter((l) => l.msg === 'test: pass failed; retried on the next one');
     expect(failed.map((l) => [l.level, l.err?.message ?? l.error])).toEqual([
       [50, 'the pass broke'],
-      [20, 'Cannot connect to the PostgreSQL server at db.example:5432 (the database URL): the connection was refused'],
+      [20, 'The PostgreSQL server at db.example:5432 (the database URL) cannot be reached: the connection was refused'],
     ]);
     expect(failed[0]!.err?.stack).toContain('the pass broke');
     expect(JSON.stringify(failed[1])).not.toContain('stack');

@@ -40,12 +40,12 @@ it('says once that the PostgreSQL server cannot be reached, naming it and the ne
   const logs = new CapturedLogs();
   const lines = storeLogLines(createLogger('info', logs));
   const refused = Object.assign(new Error('connect ECONNREFUSED 10.0.0.5:5432'), { code: 'ECONNREFUSED' });
-  lines.onReachChange({ reachable: false, error: new StoreUnavailable('Cannot connect to the PostgreSQL server at db.example:5432 (the database URL): the connection was refused', { cause: refused }) });
+  lines.onReachChange({ reachable: false, error: new StoreUnavailable('The PostgreSQL server at db.example:5432 (the database URL) cannot be reached: the connection was refused', { cause: refused }) });
   lines.onReachChange({ reachable: true, failedCalls: 12 });
   expect(logs.lines).toMatchObject([
     {
       level: 50,
-      error: 'Cannot connect to the PostgreSQL server at db.example:5432 (the database URL): the connection was refused',
+      error: 'The PostgreSQL server at db.example:5432 (the database URL) cannot be reached: the connection was refused',
       code: 'ECONNREFUSED',
       msg: expect.stringMatching(/^The PostgreSQL server cannot be reached: until it answers again, requests that need it answer 500/),
     },

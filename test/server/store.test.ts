@@ -331,13 +331,66 @@ if (DATABASE_URL) {
     });
 
     /** A store on a new schema through a TCP proxy, its outages and their ends recorded. */
-    const reachedThroughProxy = async () => {
+    const reachedThroughProxy = async (limits: { queryTimeoutMs?: number; connectTimeoutMs?: number } = {}) => {
       const url = await freshPostgresSchemaUrl();
       const proxy = await tcpProxy({ host: new URL(url).hostname, port: Number(new URL(url).port) });
       const changes: ReachChange[] = [];
-      const store = await openPostgresStore(proxy.url(url), { connectTimeoutMs: 500, onReachChange: (change) => void changes.push(change) });
+      const store = await openPostgresStore(proxy.url(url), { connectTimeoutMs: 500, ...limits, onReachChange: (change) => void changes.push(change) });
       return { url, proxy, changes, store };
     };
+
+    it('starts no new outage when a call begun before the last one ended fails later (stuck on a silent connection until its query timeout)', async () => {
+      const { proxy, changes, store } = await reachedThroughProxy({ queryTimeoutMs: 1_500 });
+      try {
+        await store.query('SELECT 1'); // the pool's one connection
+        proxy.freeze(); // it goes silent
+        const stuck = store.query('SELECT 1').catch((e: unknown) => e); // on it: no answer until the query timeout
+        await new Promise((resolve) => setTimeout(resolve, 100));
+        proxy.down();
+        const refused = await store.query('SELECT 1').catch((e: unknown) => e); // a second connection, refused: the outage begins
+        expect(refused).toBeInstanceOf(StoreUnavailable);
+        proxy.up();
+        await store.query('SELECT 1'); // begun after: the outage ends
+        const late = await stuck;
+        expect(late).toBeInstanceOf(StoreUnavailable);
+        expect((late as Error).message).toMatch(/cannot be reached: no answer within the query timeout \(1500 ms\)$/);
+        expect(changes).toEqual([{ reachable: false, error: refused }, { reachable: true, failedCalls: 1 }]);
+      } finally {
+        await store.close();
+        await proxy.close();
+      }
+    });
+
+    it('fails a transaction whose connection went silent after one query timeout, not two: no ROLLBACK waits behind the query', async () => {
+      const { proxy, store } = await reachedThroughProxy({ queryTimeoutMs: 1_000 });
+      try {
+        await store.query('SELECT 1'); // the pool's one connection, idle
+        proxy.freeze(); // silent from now on
+        const started = Date.now();
+        const failed = await store.transaction(async (tx) => tx.query('SELECT 1')).catch((e: unknown) => e);
+        expect(failed).toBeInstanceOf(StoreUnavailable);
+        expect(Date.now() - started).toBeLessThan(1_900); // a ROLLBACK on it would take another 1_000
+      } finally {
+        await store.close();
+        await proxy.close();
+      }
+    });
+
+    it('takes a wait for a free pooled connection (every one busy) for the pool\'s, not an outage', async () => {
+      const { proxy, changes, store } = await reachedThroughProxy({ connectTimeoutMs: 300 });
+      try {
+        const busy = Array.from({ length: 10 }, () => store.query('SELECT pg_sleep(1.5)')); // the pool's 10 connections
+        await new Promise((resolve) => setTimeout(resolve, 500));
+        const waited = await store.query('SELECT 1').catch((e: unknown) => e);
+        expect(waited).not.toBeInstanceOf(StoreUnavailable);
+        expect((waited as Error).message).toMatch(/^timeout exceeded when trying to connect/);
+        await Promise.all(busy);
+        expect(changes).toEqual([]);
+      } finally {
+        await store.close();
+        await proxy.close();
+      }
+    });
 
     it('throws StoreUnavailable while the server cannot be reached, naming it, and says so once per outage and once when it answers again', async () => {
       const { url, proxy, changes, store } = await reachedThroughProxy();
@@ -353,7 +406,7 @@ if (DATABASE_URL) {
         ];
         for (const failure of failures) {
           expect(failure).toBeInstanceOf(StoreUnavailable);
-          expect((failure as Error).message).toMatch(new RegExp(`^Cannot connect to the PostgreSQL server at ${where.replace(/\./g, '\\.')} \\(the database URL\\): `));
+          expect((failure as Error).message).toMatch(new RegExp(`^The PostgreSQL server at ${where.replace(/\./g, '\\.')} \\(the database URL\\) cannot be reached: (the connection was refused|the connection was lost)`));
           expect((failure as Error).cause).toBeInstanceOf(Error);
         }
         expect(changes).toEqual([{ reachable: false, error: failures[0] }]); // once for the outage

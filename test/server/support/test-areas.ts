@@ -134,6 +134,6 @@ export const testAreas: AreaRoutes = ({ requireAccessToken }) =>
       throw new ApiError(409, undefined, 'Idempotency key already used with a different request');
     })
     .get('/rpy/be-subscription/v1/subscriptions/:subscription_id', requireAccessToken, (req) => {
-      if (req.params.subscription_id === 'store-down') throw new StoreUnavailable('Cannot connect to the PostgreSQL server at db.example:5432 (the database URL): the connection was refused');
+      if (req.params.subscription_id === 'store-down') throw new StoreUnavailable('The PostgreSQL server at db.example:5432 (the database URL) cannot be reached: the connection was refused');
       throw new Error('database exploded at /srv/app/secret-place.ts:42');
     });
