@@ -242,7 +242,7 @@ export function createDeliveryWorker(options: DeliveryWorkerOptions) {
         // Made, and perhaps received, but not recorded: at least once, the merchant may get it twice.
         logger.warn(
           { delivery_id: delivery.delivery_id, status_code: outcome.statusCode, error: outcome.error },
-          'merchant notification attempt made but not recorded (the store cannot be reached): made again once its lease ends',
+          'merchant notification attempt made but perhaps not recorded (the store cannot be reached): unless it was, made again once its lease ends',
         );
         return null;
       });

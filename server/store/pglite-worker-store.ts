@@ -260,7 +260,7 @@ async function workerStore(thread: Worker, told: Told, refusal?: () => Error | u
     if (stopped) return;
     // Said once (onFailure); each call refused from then on is not logged again with a stack.
     stopped = error instanceof StoreUnavailable ? error : new StoreUnavailable(error.message, { cause: error });
-    for (const id of [...pending.keys()]) settle(id)!.reject(error);
+    for (const id of [...pending.keys()]) settle(id)!.reject(stopped);
     if (opened && !closing) told.onFailure?.(error);
   };
 

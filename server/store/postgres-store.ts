@@ -142,14 +142,36 @@ export async function openPostgresStore(databaseUrl: string, options: PostgresSt
       // the caller's own failure: the store goes on
     }
   };
+  // One check at a time, shared by the calls that wait for it: a connection of its own, outside the pool.
+  let checking: Promise<boolean> | undefined;
+  const serverAnswers = () =>
+    (checking ??= (async () => {
+      const client = new pg.Client({ connectionString: databaseUrl, connectionTimeoutMillis: connectTimeoutMs, query_timeout: connectTimeoutMs });
+      client.on('error', () => {});
+      try {
+        await client.connect();
+        await client.query('SELECT 1');
+        return true;
+      } catch {
+        return false;
+      } finally {
+        void client.end().catch(() => {});
+      }
+    })().finally(() => (checking = undefined)));
   const guarded: Guard = async (call) => {
     const number = ++calls;
     let value;
     try {
       value = await call();
     } catch (error) {
-      // A wait for a pooled client during an outage is part of it; otherwise it is the pool's own.
-      const reason = outageReason(error, { connectTimeoutMs, queryTimeoutMs }) ?? (failedCalls !== undefined && isPoolWait(error) ? 'no pooled connection free while the server is out of reach' : undefined);
+      // A wait for a pooled client is the pool's own (every connection busy: a lock, a load), unless
+      // an outage is under way or ended since the call began, or the server does not answer a new
+      // connection either (each pooled one stuck on a server gone silent, until its query timeout).
+      let reason = outageReason(error, { connectTimeoutMs, queryTimeoutMs });
+      if (reason === undefined && isPoolWait(error)) {
+        if (failedCalls !== undefined || number <= recoveredAt) reason = 'no pooled connection came free while it was out of reach';
+        else if (!(await serverAnswers())) reason = `no pooled connection came free within the connect timeout (${connectTimeoutMs} ms), and a new one got no answer either`;
+      }
       if (reason === undefined) return rethrowWithoutValues(error);
       const unavailable = new StoreUnavailable(`The PostgreSQL server ${where} cannot be reached: ${reason}`, { cause: error });
       if (number <= recoveredAt) throw unavailable; // begun before the last outage ended: part of that one

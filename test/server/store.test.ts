@@ -376,6 +376,29 @@ if (DATABASE_URL) {
       }
     });
 
+    it('takes a wait for a pooled connection for an outage when every one is stuck on a server gone silent and a new one gets no answer either', async () => {
+      const { proxy, changes, store } = await reachedThroughProxy({ connectTimeoutMs: 300, queryTimeoutMs: 3_000 });
+      try {
+        const stuck = Array.from({ length: 10 }, () => store.query('SELECT pg_sleep(0.5)').catch((e: unknown) => e)); // the pool's 10 connections
+        await new Promise((resolve) => setTimeout(resolve, 200));
+        proxy.freeze(); // they go silent: no answer until their query timeout
+        proxy.silent(); // and a new connection gets none either
+        const started = Date.now();
+        const waited = await store.query('SELECT 1').catch((e: unknown) => e);
+        expect(waited).toBeInstanceOf(StoreUnavailable);
+        expect((waited as Error).message).toMatch(/cannot be reached: no pooled connection came free within the connect timeout \(300 ms\), and a new one got no answer either$/);
+        expect(Date.now() - started).toBeLessThan(2_000); // told at once, not at the query timeout
+        expect(changes).toEqual([{ reachable: false, error: waited }]);
+        proxy.up();
+        for (const late of await Promise.all(stuck)) expect(late).toBeInstanceOf(StoreUnavailable); // part of the same outage
+        await store.query('SELECT 1');
+        expect(changes).toEqual([{ reachable: false, error: waited }, { reachable: true, failedCalls: 11 }]);
+      } finally {
+        await store.close();
+        await proxy.close();
+      }
+    });
+
     it('takes a wait for a free pooled connection (every one busy) for the pool\'s, not an outage', async () => {
       const { proxy, changes, store } = await reachedThroughProxy({ connectTimeoutMs: 300 });
       try {
