@@ -142,22 +142,35 @@ export async function openPostgresStore(databaseUrl: string, options: PostgresSt
       // the caller's own failure: the store goes on
     }
   };
-  // One check at a time, shared by the calls that wait for it: a connection of its own, outside the pool.
+  // One check at a time, shared by the calls that wait for it: a connection of its own, outside the
+  // pool. PostgreSQL's own refusal is an answer (too many connections: a limit reached under a lock
+  // or a load is the pool's case), but its shutdown is not; an answer is kept for the connect timeout,
+  // so that a busy server is not sent a new connection for every call that waited.
   let checking: Promise<boolean> | undefined;
-  const serverAnswers = () =>
-    (checking ??= (async () => {
+  let answeredAt = -Infinity;
+  const answered = (error: unknown) => {
+    const code = (error as { code?: unknown } | null)?.code;
+    // A SQLSTATE (no class begins with E, as Node's network codes do: EPIPE), not a connection exception or a shutdown.
+    return typeof code === 'string' && /^[0-9A-DF-Z][0-9A-Z]{4}$/.test(code) && !/^08|^57P0[123]$/.test(code);
+  };
+  const serverAnswers = async () => {
+    if (Date.now() - answeredAt < connectTimeoutMs) return true;
+    const answers = await (checking ??= (async () => {
       const client = new pg.Client({ connectionString: databaseUrl, connectionTimeoutMillis: connectTimeoutMs, query_timeout: connectTimeoutMs });
       client.on('error', () => {});
       try {
         await client.connect();
         await client.query('SELECT 1');
         return true;
-      } catch {
-        return false;
+      } catch (error) {
+        return answered(error);
       } finally {
         void client.end().catch(() => {});
       }
     })().finally(() => (checking = undefined)));
+    if (answers) answeredAt = Date.now();
+    return answers;
+  };
   const guarded: Guard = async (call) => {
     const number = ++calls;
     let value;

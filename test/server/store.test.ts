@@ -1,5 +1,6 @@
 // The store behind one interface: PGlite (memory, data directory) and, when DATABASE_URL is set,
 // a PostgreSQL server. The same suite runs against each.
+import { randomUUID } from 'node:crypto';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { createServer, type AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -399,16 +400,39 @@ if (DATABASE_URL) {
       }
     });
 
+    /** Every pooled connection busy (10 sleeps), a call that waits for one in vain: the pool's error, no outage told. */
+    const expectPoolWaitNotOutage = async (store: Store, changes: ReachChange[]) => {
+      const busy = Array.from({ length: 10 }, () => store.query('SELECT pg_sleep(1.5)')); // the pool's 10 connections
+      await new Promise((resolve) => setTimeout(resolve, 500));
+      const waited = await store.query('SELECT 1').catch((e: unknown) => e);
+      expect(waited).not.toBeInstanceOf(StoreUnavailable);
+      expect((waited as Error).message).toMatch(/^timeout exceeded when trying to connect/);
+      await Promise.all(busy);
+      expect(changes).toEqual([]);
+    };
+
+    it('takes a wait for a pooled connection for the pool\'s when PostgreSQL refuses a new connection itself (a connection limit reached): it answered', async () => {
+      const admin = await openStore({ databaseUrl: DATABASE_URL });
+      const role = `limited_${randomUUID().replaceAll('-', '')}`;
+      await admin.exec(`CREATE ROLE ${role} LOGIN CONNECTION LIMIT 10`); // the pool's 10, and not one more
+      const url = new URL(DATABASE_URL!);
+      url.username = role;
+      url.password = '';
+      const changes: ReachChange[] = [];
+      const store = await openPostgresStore(url.toString(), { connectTimeoutMs: 300, onReachChange: (change) => void changes.push(change) });
+      try {
+        await expectPoolWaitNotOutage(store, changes); // the check's connection: too many connections for the role
+      } finally {
+        await store.close();
+        await admin.exec(`DROP ROLE ${role}`);
+        await admin.close();
+      }
+    });
+
     it('takes a wait for a free pooled connection (every one busy) for the pool\'s, not an outage', async () => {
       const { proxy, changes, store } = await reachedThroughProxy({ connectTimeoutMs: 300 });
       try {
-        const busy = Array.from({ length: 10 }, () => store.query('SELECT pg_sleep(1.5)')); // the pool's 10 connections
-        await new Promise((resolve) => setTimeout(resolve, 500));
-        const waited = await store.query('SELECT 1').catch((e: unknown) => e);
-        expect(waited).not.toBeInstanceOf(StoreUnavailable);
-        expect((waited as Error).message).toMatch(/^timeout exceeded when trying to connect/);
-        await Promise.all(busy);
-        expect(changes).toEqual([]);
+        await expectPoolWaitNotOutage(store, changes);
       } finally {
         await store.close();
         await proxy.close();
