@@ -4,7 +4,8 @@ import { randomBytes } from 'node:crypto';
 import express, { Router, type ErrorRequestHandler, type Request, type Response } from 'express';
 import type { Logger } from 'pino';
 import { orderTotal } from '../payment-link/orders.ts';
-import { StoreUnavailable, type Store } from '../store/store.ts';
+import type { Store } from '../store/store.ts';
+import { logUnexpected } from '../http/error-handler.ts';
 import type { Config } from '../config.ts';
 import { ROUTING } from '../http/operations.ts';
 import { callerIp } from '../http/caller-address.ts';
@@ -47,8 +48,7 @@ function pageErrorOf(error: unknown, req: Request, logger: Logger): PageError {
           : 'This address could not be read: check the link you were given.';
     return new PageError(status, 'unreadable', text);
   }
-  // An outage of the store is said once by the store (store-log-lines.ts); the request's own line has its 500.
-  if (!(error instanceof StoreUnavailable)) (req.log ?? logger).error({ err: error }, 'Unexpected error');
+  logUnexpected(req.log ?? logger, error);
   return new PageError(500, 'failed', 'This page failed on our side. Try again in a moment.');
 }
 

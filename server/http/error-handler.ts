@@ -7,6 +7,14 @@ import type { OperationAt, RenderedError } from './error-renderers.ts';
 import { servedAs } from './head-requests.ts';
 import { StoreUnavailable } from '../store/store.ts';
 
+/**
+ * Logs a failure nobody expected, with its stack. A store out of reach is not one: the store says
+ * so once for the outage (store-log-lines.ts), and the request's own line has its 500.
+ */
+export function logUnexpected(log: Logger, error: unknown): void {
+  if (!(error instanceof StoreUnavailable)) log.error({ err: error }, 'Unexpected error');
+}
+
 /** Any error as the body of the request's area (server/error-bodies.ts). */
 export type RenderError = (error: unknown, request: OperationAt, operation?: DocumentedOperation) => RenderedError;
 
@@ -29,10 +37,8 @@ export function errorHandler(
     const log = req.log ?? logger;
     if (error instanceof ContractViolation) {
       log.error({ contractViolation: { operation: error.operation, status: error.attemptedStatus, violations: error.violations } }, error.message);
-    } else if (error instanceof StoreUnavailable) {
-      // The store said so once for the outage (store-log-lines.ts); the request's own line has its 500.
     } else if (toApiError(error).status >= 500) {
-      log.error({ err: error }, 'Unexpected error');
+      logUnexpected(log, error);
     }
     // The validator's operation; else the one security routed to (the validator refuses a path
     // parameter that does not decode, `%`, before it names the operation).

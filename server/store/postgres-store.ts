@@ -28,16 +28,28 @@ function queryable(client: Client, guarded: Guard): Queryable {
  * shutdowns. pg-pool's "timeout exceeded when trying to connect" is not one: it waited for a free
  * client of its own (every connection busy: a lock, a load), not for the server.
  */
+/** PostgreSQL's connection exceptions (class 08), admin or crash shutdown, and cannot connect now. */
+const OUT_OF_REACH_SQLSTATE = /^08...$|^57P0[123]$/;
+
 function outageReason(error: unknown, limits: { connectTimeoutMs: number; queryTimeoutMs: number }): string | undefined {
   if (!(error instanceof Error)) return undefined;
   const code = (error as NodeJS.ErrnoException).code ?? '';
   if (code in CONNECTION_FAILURES) return CONNECTION_FAILURES[code];
   if (code === 'EPIPE') return 'the connection was closed';
-  if (/^08...$|^57P0[123]$/.test(code)) return error.message; // connection exception; admin or crash shutdown, cannot connect now
+  if (OUT_OF_REACH_SQLSTATE.test(code)) return error.message;
   if (/^Query read timeout/.test(error.message)) return `no answer within the query timeout (${limits.queryTimeoutMs} ms)`;
   if (/^Connection terminated due to connection timeout/.test(error.message)) return `no answer within the connect timeout (${limits.connectTimeoutMs} ms)`;
   if (/^(Connection terminated|Client has encountered a connection error)/.test(error.message)) return `the connection was lost (${error.message})`;
   return undefined;
+}
+
+/**
+ * PostgreSQL itself refused (too many connections, a wrong password): it answered. A SQLSTATE (no class
+ * begins with E, as Node's network codes do: EPIPE), other than those that say it is out of reach.
+ */
+function isServersRefusal(error: unknown): boolean {
+  const code = (error as { code?: unknown } | null)?.code;
+  return typeof code === 'string' && /^[0-9A-DF-Z][0-9A-Z]{4}$/.test(code) && !OUT_OF_REACH_SQLSTATE.test(code);
 }
 
 /** pg-pool's wait for a free client of its own ran out (see outageReason). */
@@ -148,11 +160,6 @@ export async function openPostgresStore(databaseUrl: string, options: PostgresSt
   // so that a busy server is not sent a new connection for every call that waited.
   let checking: Promise<boolean> | undefined;
   let answeredAt = -Infinity;
-  const answered = (error: unknown) => {
-    const code = (error as { code?: unknown } | null)?.code;
-    // A SQLSTATE (no class begins with E, as Node's network codes do: EPIPE), not a connection exception or a shutdown.
-    return typeof code === 'string' && /^[0-9A-DF-Z][0-9A-Z]{4}$/.test(code) && !/^08|^57P0[123]$/.test(code);
-  };
   const serverAnswers = async () => {
     if (Date.now() - answeredAt < connectTimeoutMs) return true;
     const answers = await (checking ??= (async () => {
@@ -163,7 +170,7 @@ export async function openPostgresStore(databaseUrl: string, options: PostgresSt
         await client.query('SELECT 1');
         return true;
       } catch (error) {
-        return answered(error);
+        return isServersRefusal(error);
       } finally {
         void client.end().catch(() => {});
       }
