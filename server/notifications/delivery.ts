@@ -238,12 +238,16 @@ export function createDeliveryWorker(options: DeliveryWorkerOptions) {
         ),
       )
       .catch((error: unknown) => {
-        if (!(error instanceof StoreUnavailable) || !target) throw error;
+        if (!target) throw error;
         // Made, and perhaps received, but not recorded: at least once, the merchant may get it twice.
-        logger.warn(
-          { delivery_id: delivery.delivery_id, status_code: outcome.statusCode, error: outcome.error },
-          'merchant notification attempt made but perhaps not recorded (the store cannot be reached): unless it was, made again once its lease ends',
-        );
+        const made = { delivery_id: delivery.delivery_id, status_code: outcome.statusCode, error: outcome.error };
+        if (error instanceof StoreUnavailable) {
+          // Said once by the store; its COMMIT may have landed before the connection went.
+          logger.warn(made, 'merchant notification attempt made but perhaps not recorded (the store cannot be reached): unless it was, made again once its lease ends');
+        } else {
+          // The store answered with an error (a statement past its time limit, say): rolled back.
+          logger.error({ ...made, err: error }, 'merchant notification attempt made but not recorded: made again once its lease ends');
+        }
         return null;
       });
     if (number === null) return;

@@ -67,17 +67,26 @@ export type ReachChange = { reachable: false; error: Error } | { reachable: true
  *   connection not ready within `connectTimeoutMs` fails, which also bounds a request's wait for one
  *   of the pool's 10 connections, and a query without an answer within `queryTimeoutMs` fails on
  *   this side (the connection is discarded; what the server may still do is its own);
- * - TCP keep-alive from 10 s of silence finds a peer gone between queries.
+ * - TCP keep-alive from 10 s of silence finds a peer gone between queries;
+ * - a transaction left idle on the server more than `idleInTransactionTimeoutMs` between two of its
+ *   statements (`idle_in_transaction_session_timeout`: PostgreSQL ends that session, its transaction
+ *   rolls back and its row locks go) is one whose instance went silent (a partition, a process
+ *   frozen or killed without a reset): no transaction here waits on anything but its own statements,
+ *   and its locks (a payment link's, a payment intent's) would otherwise stay until the server's TCP
+ *   keep-alive gave up on the peer, two hours by default on Linux, every payment of them failing at
+ *   the statement timeout meanwhile.
  */
 export const POSTGRES_CONNECT_TIMEOUT_MS = 10_000;
 export const POSTGRES_STATEMENT_TIMEOUT_MS = 60_000;
 export const POSTGRES_QUERY_TIMEOUT_MS = 120_000;
+export const POSTGRES_IDLE_IN_TRANSACTION_TIMEOUT_MS = 60_000;
 
 export interface PostgresStoreOptions extends AnnouncementOptions {
   onReachChange?: ((change: ReachChange) => void) | undefined;
   connectTimeoutMs?: number;
   statementTimeoutMs?: number;
   queryTimeoutMs?: number;
+  idleInTransactionTimeoutMs?: number;
 }
 
 /** Node's words for a connection that failed before PostgreSQL answered, by its code. */
@@ -119,6 +128,7 @@ export async function openPostgresStore(databaseUrl: string, options: PostgresSt
     connectTimeoutMs = POSTGRES_CONNECT_TIMEOUT_MS,
     statementTimeoutMs = POSTGRES_STATEMENT_TIMEOUT_MS,
     queryTimeoutMs = POSTGRES_QUERY_TIMEOUT_MS,
+    idleInTransactionTimeoutMs = POSTGRES_IDLE_IN_TRANSACTION_TIMEOUT_MS,
     onReachChange,
     ...announcements
   } = options;
@@ -127,6 +137,7 @@ export async function openPostgresStore(databaseUrl: string, options: PostgresSt
     connectionTimeoutMillis: connectTimeoutMs,
     statement_timeout: statementTimeoutMs,
     query_timeout: queryTimeoutMs,
+    idle_in_transaction_session_timeout: idleInTransactionTimeoutMs,
     keepAlive: true,
     keepAliveInitialDelayMillis: 10_000,
   });

@@ -145,6 +145,30 @@ for (const kind of STORE_KINDS) {
         expect(await stored(id)).toMatchObject({ status: 'delivered', attempts: 1 });
       });
 
+      it('says, at error with the store\'s error, that an attempt it made was not recorded when the store refused the record (rolled back), and makes it again once the lease ends', async () => {
+        endpoint = await merchant([200, 200]);
+        target = { url: endpoint.url, user: 'loja', password: 'senha' };
+        const id = await enqueue();
+        const timedOut = Object.assign(new Error('canceling statement due to statement timeout'), { code: '57014' });
+        const refusing: Store = { ...store, transaction: () => Promise.reject(timedOut) };
+        expect(await worker(refusing).runOnce()).toBe(1);
+        expect(endpoint.received).toHaveLength(1); // made
+        expect(await attempts(id)).toEqual([]); // not recorded
+        const said = logs.lines.filter((l) => l.delivery_id === id && l.level >= 40);
+        expect(said).toEqual([
+          expect.objectContaining({
+            level: 50,
+            status_code: 200,
+            err: expect.objectContaining({ message: 'canceling statement due to statement timeout', code: '57014' }),
+            msg: 'merchant notification attempt made but not recorded: made again once its lease ends',
+          }),
+        ]);
+        clock = new Date(clock.getTime() + POLICY.attemptTimeoutMs + 5_000); // the lease has ended
+        expect(await worker().runOnce()).toBe(1);
+        expect(endpoint.received).toHaveLength(2);
+        expect(await stored(id)).toMatchObject({ status: 'delivered', attempts: 1 });
+      });
+
       it('gives an attempt only what is left of its lease, less the margin, when that is under the policy\'s timeout', async () => {
         let answer!: (status: number) => void;
         endpoint = await merchant([new Promise<number>((resolve) => (answer = resolve))]);

@@ -377,6 +377,47 @@ if (DATABASE_URL) {
       }
     });
 
+    it("has PostgreSQL end a transaction whose instance went silent between two of its statements (a partition): its row locks go after the idle-in-transaction limit", async () => {
+      const url = await freshPostgresSchemaUrl();
+      const proxy = await tcpProxy({ host: new URL(url).hostname, port: Number(new URL(url).port) });
+      const silenced = await openPostgresStore(proxy.url(url), { idleInTransactionTimeoutMs: 500, queryTimeoutMs: 3_000 });
+      // Straight to the server; a wait for the lock past 3 s fails (query_canceled) rather than hanging.
+      const other = await openPostgresStore(url, { statementTimeoutMs: 3_000 });
+      try {
+        await other.exec('CREATE TABLE held (id int PRIMARY KEY, n int NOT NULL); INSERT INTO held VALUES (1, 0)');
+        let locked!: () => void;
+        const holding = new Promise<void>((resolve) => (locked = resolve));
+        const frozen = silenced
+          .transaction(async (tx) => {
+            await tx.query('SELECT n FROM held WHERE id = 1 FOR UPDATE');
+            locked();
+            await new Promise((resolve) => setTimeout(resolve, 100)); // the network goes meanwhile
+            await tx.query('UPDATE held SET n = n + 100 WHERE id = 1'); // never reaches the server
+          })
+          .catch((e: unknown) => e);
+        await holding;
+        // Silent both ways, and never closed: the server keeps that session (its transaction, its
+        // lock) until something on its side ends it. Without the limit, that is its TCP keep-alive.
+        proxy.freeze();
+        const started = Date.now();
+        await other.query('UPDATE held SET n = n + 1 WHERE id = 1'); // waits for the row lock
+        expect(Date.now() - started).toBeLessThan(2_500);
+        expect((await other.query<{ n: number }>('SELECT n FROM held WHERE id = 1')).rows).toEqual([{ n: 1 }]);
+        expect(await frozen).toBeInstanceOf(StoreUnavailable); // at its query timeout, on this side
+        // The store's own limit, and the default every store gets.
+        const defaults = await openPostgresStore(url);
+        try {
+          const { rows } = await defaults.query<{ limit: string }>("SELECT current_setting('idle_in_transaction_session_timeout') AS limit");
+          expect(rows).toEqual([{ limit: '1min' }]);
+        } finally {
+          await defaults.close();
+        }
+      } finally {
+        await Promise.all([silenced.close(), other.close()]);
+        await proxy.close();
+      }
+    });
+
     it('takes a wait for a pooled connection for an outage when every one is stuck on a server gone silent and a new one gets no answer either', async () => {
       const { proxy, changes, store } = await reachedThroughProxy({ connectTimeoutMs: 300, queryTimeoutMs: 3_000 });
       try {
