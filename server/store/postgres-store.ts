@@ -44,8 +44,9 @@ function outageReason(error: unknown, limits: { connectTimeoutMs: number; queryT
 }
 
 /**
- * PostgreSQL itself refused (too many connections, a wrong password): it answered. A SQLSTATE (no class
- * begins with E, as Node's network codes do: EPIPE), other than those that say it is out of reach.
+ * PostgreSQL itself refused (too many connections, a wrong password) or ended a session for a reason of
+ * its own (idle in transaction past its limit): it answered. A SQLSTATE (no class begins with E, as
+ * Node's network codes do: EPIPE), other than those that say it is out of reach.
  */
 function isServersRefusal(error: unknown): boolean {
   const code = (error as { code?: unknown } | null)?.code;
@@ -232,10 +233,14 @@ export async function openPostgresStore(databaseUrl: string, options: PostgresSt
       // 'error' event, which ends the process. Here it marks the client to discard; the next query fails.
       const lost = (error: Error) => (broken ??= error);
       client.on('error', lost);
+      // A connection PostgreSQL ended with a reason of its own (this transaction idle past its limit)
+      // fails the next query as lost: that reason is the failure, not an outage. A shutdown or a
+      // terminated backend says the server is out of reach, and stays one.
+      const inTransaction: Guard = (call) => guarded(() => call().catch((error: unknown) => Promise.reject(broken && isServersRefusal(broken) ? broken : error)));
       try {
-        await guarded(() => client.query('BEGIN'));
-        const value = await fn(queryable(client, guarded));
-        await guarded(() => client.query('COMMIT'));
+        await inTransaction(() => client.query('BEGIN'));
+        const value = await fn(queryable(client, inTransaction));
+        await inTransaction(() => client.query('COMMIT'));
         return value;
       } catch (error) {
         // A client that cannot even roll back is discarded rather than returned to the pool; one whose

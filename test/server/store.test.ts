@@ -418,6 +418,26 @@ if (DATABASE_URL) {
       }
     });
 
+    it('fails a transaction of its own left idle past that limit with PostgreSQL\'s reason (25P03), not as an outage', async () => {
+      const changes: ReachChange[] = [];
+      const store = await openPostgresStore(await freshPostgresSchemaUrl(), { idleInTransactionTimeoutMs: 300, onReachChange: (change) => void changes.push(change) });
+      try {
+        const failed = await store
+          .transaction(async (tx) => {
+            await tx.query('SELECT 1');
+            await new Promise((resolve) => setTimeout(resolve, 800)); // PostgreSQL ends the session meanwhile
+            await tx.query('SELECT 2');
+          })
+          .catch((e: unknown) => e);
+        expect(failed).not.toBeInstanceOf(StoreUnavailable);
+        expect(failed).toMatchObject({ code: '25P03', message: 'terminating connection due to idle-in-transaction timeout' });
+        expect((await store.query<{ n: number }>('SELECT 3 AS n')).rows).toEqual([{ n: 3 }]); // the pool goes on
+        expect(changes).toEqual([]);
+      } finally {
+        await store.close();
+      }
+    });
+
     it('takes a wait for a pooled connection for an outage when every one is stuck on a server gone silent and a new one gets no answer either', async () => {
       const { proxy, changes, store } = await reachedThroughProxy({ connectTimeoutMs: 300, queryTimeoutMs: 3_000 });
       try {
