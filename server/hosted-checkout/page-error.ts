@@ -4,7 +4,7 @@
 export class PageError extends Error {
   constructor(
     readonly status: number,
-    readonly kind: 'not_found' | 'expired' | 'already_paid' | 'inactive' | 'form' | 'cross_site' | 'unreadable' | 'failed',
+    readonly kind: 'not_found' | 'method' | 'expired' | 'already_paid' | 'inactive' | 'form' | 'cross_site' | 'unreadable' | 'failed',
     message: string,
   ) {
     super(message);

@@ -2,12 +2,39 @@
 // percent-encoding does not decode (`/checkout/%ff`), or that is not text once decoded, names no
 // page (404); a form field that is not text refuses the form (400) before anything is charged; a
 // payment form a browser sent from another site (cross-site request forgery) is refused (403).
+// Any other address under the pages' prefixes, in any case or spelling, is a page too: a 404 page,
+// or a 405 page for a page's address with a method it does not take, never the API's JSON.
 import type { RequestHandler } from 'express';
 import { fromAnotherSite } from '../http/other-sites.ts';
 import { isText, notTextPointers } from '../http/text.ts';
 import { PageError } from './page-error.ts';
 
-const noSuchPage = () => new PageError(404, 'not_found', 'There is nothing to pay at this address: check the link you were given.');
+export const noSuchPage = () => new PageError(404, 'not_found', 'There is nothing to pay at this address: check the link you were given.');
+
+/** `/checkout` or `/pay` and what is under them, in any case, however many slashes lead, however they end. */
+const PAGE_ADDRESS = /^[/\\]+(checkout|pay)([/\\;.%#]|$)/i;
+
+/** Whether a path is under the pages' prefixes, as sent or once decoded (`/%63heckout/…`, `/checkout%2F…`). */
+export function isPageAddress(path: string): boolean {
+  if (PAGE_ADDRESS.test(path)) return true;
+  try {
+    return PAGE_ADDRESS.test(decodeURIComponent(path));
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * A page's address asked with a method it does not take (a GET of a payment form's address, say
+ * the result page reloaded from the address bar, or an OPTIONS): 405 with `Allow`, as the API's
+ * addresses answer, on a page that says where to go.
+ */
+export function methodNotTaken(allow: string): RequestHandler {
+  return (req, res, next) => {
+    res.set('allow', allow);
+    next(new PageError(405, 'method', 'This address does not show a page: open the checkout link you were given.'));
+  };
+}
 
 /** Mounted on `/checkout` and `/pay` after the form parser; the pages' error handler renders its PageError. */
 export const refuseUnreadablePageInput: RequestHandler = (req, _res, next) => {

@@ -12,7 +12,7 @@ import { callerIp } from '../http/caller-address.ts';
 import { DOCUMENT_TYPES_BY_COUNTRY } from '../web-checkout/service.ts';
 import { frontendOfForm } from './notification.ts';
 import { measuredBody } from '../http/body-size.ts';
-import { refuseCrossSiteForms, refuseUnreadablePageInput } from './page-guard.ts';
+import { isPageAddress, methodNotTaken, noSuchPage, refuseCrossSiteForms, refuseUnreadablePageInput } from './page-guard.ts';
 import { ownOrigins } from '../http/other-sites.ts';
 import { checkoutPage, contentSecurityPolicy, layoutOf, messagePage, type CheckoutPageModel } from './pages.ts';
 import { offeredMethods, pageInstallmentOptions } from './payment-methods.ts';
@@ -22,6 +22,7 @@ import { linkOrderResult, payableIntent, payableLink, payPaymentIntent, payPayme
 
 const HEADINGS: Record<PageError['kind'], string> = {
   not_found: 'Checkout not found',
+  method: 'Nothing to show here',
   expired: 'No longer available',
   already_paid: 'Already paid',
   inactive: 'Not available',
@@ -222,9 +223,19 @@ export function checkoutPages(deps: { store: Store; config: Config; logger: Logg
     }
   });
 
+  // The page addresses' other methods (HEAD is served as its GET).
+  router.all('/checkout/:paymentIntentId', methodNotTaken('GET, HEAD'));
+  router.all('/checkout/:paymentIntentId/pay', methodNotTaken('POST'));
+  router.all('/pay/:shortId', methodNotTaken('GET, HEAD, POST'));
+  router.all('/pay/:shortId/orders/:orderId', methodNotTaken('GET, HEAD'));
+
   // Whatever a page route passes on (refuseUnreadablePageInput's PageError, the body parser's refusals,
   // an error thrown while paying) is a page too.
   router.use(['/checkout', '/pay'], ((error, _req, res, next) => (res.headersSent ? next(error) : sendError(res, error))) as ErrorRequestHandler);
+
+  // Any other address under the pages' prefixes, whatever its case, slashes or encoding: a 404 page
+  // (the app's own 404 would answer it in an API's JSON).
+  router.use((req, res, next) => (isPageAddress(req.path) ? sendError(res, noSuchPage()) : next()));
 
   return router;
 }
