@@ -35,8 +35,9 @@ describe('handlers of the reference server', () => {
 
   it('registers no route outside the contract', () => {
     const documented = new Set(operations);
-    // The hosted pages (checkout, payment link pages) and /docs are HTML for people, not API operations.
-    const pages = routes.filter((r) => /^(GET|POST) \/(checkout|pay|docs)(\/|$)/.test(r));
+    // The hosted pages (checkout, payment link pages) and /docs are HTML for people, not API operations;
+    // each page's address also answers its other methods with a 405 page (`_ALL`).
+    const pages = routes.filter((r) => /^(GET|POST|_ALL) \/(checkout|pay|docs)(\/|$)/.test(r));
     expect(routes.filter((r) => !documented.has(r) && !pages.includes(r))).toEqual([]);
   });
 });

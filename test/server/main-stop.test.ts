@@ -60,5 +60,5 @@ describe('server/main.ts stopping', () => {
     } finally {
       await own.stop();
     }
-  }, 20_000);
+  }, 40_000); // a hang guard: 7.5 s alone, over 20 s once beside a full suite and a review (load average ~5)
 });
