@@ -199,6 +199,23 @@ export function isPlatformApiError(value: unknown): value is PlatformApiError {
   return value instanceof PlatformApiError;
 }
 
+/**
+ * An error's message followed by its causes' (at most three), each once: fetch says only `fetch
+ * failed`, and where and why (`connect ECONNREFUSED 127.0.0.1:8099`, `getaddrinfo ENOTFOUND
+ * sandbox.example`) is its cause's.
+ */
+function reasonOf(cause: unknown): string {
+  const parts: string[] = [];
+  let next: unknown = cause;
+  for (let depth = 0; depth < 4 && next !== undefined && next !== null; depth++) {
+    const error = next instanceof AggregateError && !next.message ? next.errors[0] : next;
+    const text = error instanceof Error ? error.message || String((error as { code?: unknown }).code ?? '') : String(error);
+    if (text && !parts.some((part) => part.includes(text))) parts.push(text);
+    next = error instanceof Error ? error.cause : undefined;
+  }
+  return parts.join(': ');
+}
+
 /** Why no answer came: the exchange timed out, the caller aborted, or the connection failed. */
 export type ConnectionFailure = 'timeout' | 'aborted' | 'connection_error';
 
@@ -213,7 +230,7 @@ export class PlatformConnectionError extends PlatformError {
   readonly attempts: number;
 
   constructor(operationId: string | undefined, code: ConnectionFailure, attempts: number, cause: unknown) {
-    const text = cause instanceof Error ? cause.message : String(cause);
+    const text = reasonOf(cause);
     super({ operationId, status: undefined, code, platformMessage: undefined }, `${describe(operationId, undefined, code, text)} (${attempts} attempt${attempts === 1 ? '' : 's'})`, { cause });
     this.name = code === 'timeout' ? 'TimeoutError' : code === 'aborted' ? 'AbortError' : 'ConnectionError';
     this.attempts = attempts;

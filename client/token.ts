@@ -5,6 +5,7 @@ import type { paths } from '@payment-platform/contract/types';
 import { isOAuthError, isTokenError, PlatformError, quoted, type OAuthError, type TokenError } from './errors.ts';
 import { whenAborted } from './abort-listeners.ts';
 import { base64OfText } from './encoding.ts';
+import { retryAfterMs } from './retry.ts';
 
 /** The two token endpoint forms of the contract. */
 export type TokenEndpointForm =
@@ -34,8 +35,10 @@ export class TokenEndpointError extends PlatformError {
   readonly form: TokenEndpointForm;
   declare readonly status: number;
   readonly body: TokenError | OAuthError | undefined;
+  /** Milliseconds the token endpoint asked to wait (`Retry-After` of a 429: too many failed attempts, say), when it did. */
+  readonly retryAfterMs: number | undefined;
 
-  constructor(form: TokenEndpointForm, status: number, body: unknown, options: { problem?: string; secret?: string; clientId?: string } = {}) {
+  constructor(form: TokenEndpointForm, status: number, body: unknown, options: { problem?: string; secret?: string; clientId?: string; retryAfterMs?: number | undefined } = {}) {
     const shaped = withoutSecret(isTokenError(body) ? body : isOAuthError(body) ? body : undefined, options.secret, options.clientId);
     const code = isTokenError(shaped) ? shaped.error_code : isOAuthError(shaped) ? shaped.error : undefined;
     const platformMessage = isTokenError(shaped) ? shaped.message : isOAuthError(shaped) ? shaped.error_description : undefined;
@@ -45,6 +48,7 @@ export class TokenEndpointError extends PlatformError {
     super({ operationId, status, code, platformMessage }, `token endpoint (${form === 'form' ? 'credentials in the form' : 'Basic credentials'}) answered ${status}, ${reason}`);
     this.form = form;
     this.body = shaped;
+    this.retryAfterMs = options.retryAfterMs;
   }
 }
 
@@ -124,7 +128,7 @@ export async function requestAccessToken(client: Client<paths>, credentials: Cli
       credentials: 'omit',
       signal,
     });
-    if (error !== undefined || !response.ok) throw new TokenEndpointError('form', response.status, error, secret);
+    if (error !== undefined || !response.ok) throw new TokenEndpointError('form', response.status, error, { ...secret, retryAfterMs: retryAfterMs(response.headers.get('retry-after')) });
     return issued(response.status, 'form', parsed(data));
   }
   const basic = base64OfText(`${credentials.clientId}:${credentials.clientSecret}`);
@@ -135,7 +139,7 @@ export async function requestAccessToken(client: Client<paths>, credentials: Cli
     credentials: 'omit',
     signal,
   });
-  if (error !== undefined || !response.ok) throw new TokenEndpointError('basic', response.status, error, secret);
+  if (error !== undefined || !response.ok) throw new TokenEndpointError('basic', response.status, error, { ...secret, retryAfterMs: retryAfterMs(response.headers.get('retry-after')) });
   return issued(response.status, 'basic', parsed(data));
 }
 

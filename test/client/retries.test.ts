@@ -184,6 +184,18 @@ describe('retries against a server that fails N times', () => {
     expect((failure as Error).cause).toBeInstanceOf(TypeError);
   });
 
+  it('says where and why a connection failed, from the cause fetch keeps it in: a refused port, a name that does not resolve', async () => {
+    const closed = new URL(platform.url);
+    await platform.close(); // nothing listens there any more
+    const refused = await clientFor({ maxRetries: 0 }).GET(SELLERS).catch((e: unknown) => e);
+    expect(refused).toMatchObject({ name: 'ConnectionError', code: 'connection_error', operationId: 'issueAccessToken', attempts: 1 });
+    expect((refused as Error).message).toBe(`issueAccessToken failed, connection_error: fetch failed: connect ECONNREFUSED 127.0.0.1:${closed.port} (1 attempt)`);
+    const unknown = createPlatformClient({ baseUrl: 'http://no-such-host.invalid', clientId: 'a', clientSecret: 'b', maxRetries: 0 });
+    const unresolved = await unknown.GET(SELLERS).catch((e: unknown) => e);
+    expect((unresolved as Error).message).toMatch(/^issueAccessToken failed, connection_error: fetch failed: getaddrinfo (ENOTFOUND|EAI_AGAIN) no-such-host\.invalid \(1 attempt\)$/);
+    platform = await startFlakyServer(); // for afterEach
+  });
+
   it('never sends a payment intent twice: not after a 503, not after a dropped connection', async () => {
     const body = { order_id: 'PED-1' } as never;
     platform.fail(INTENT, unavailable);
@@ -231,6 +243,15 @@ describe('retries against a server that fails N times', () => {
     const failure = await clientFor().GET(SELLERS).catch((e: unknown) => e);
     expect(failure).toMatchObject({ name: 'TokenEndpointError', operationId: 'issueAccessToken', status: 503, code: 'service_unavailable', platformMessage: 'Service unavailable' });
     expect(calls(SELLERS)).toHaveLength(0);
+  });
+
+  it('gives a token refusal the wait its Retry-After asks (too many failed attempts), and none to one without it', async () => {
+    const throttled = { status: 429, retryAfter: '42', body: { error_code: 'too_many_requests', message: 'Too many failed attempts for this client, retry after the time in Retry-After', status_code: 429 } };
+    platform.fail(TOKEN, throttled);
+    const failure = await clientFor({ retryMaxDelayMs: 1_000 }).GET(SELLERS).catch((e: unknown) => e); // 42 s is longer: not waited
+    expect(failure).toMatchObject({ name: 'TokenEndpointError', status: 429, code: 'too_many_requests', retryAfterMs: 42_000 });
+    platform.fail(TOKEN, unavailable, unavailable, unavailable);
+    expect(await clientFor().GET(SELLERS).catch((e: unknown) => e)).toMatchObject({ name: 'TokenEndpointError', status: 503, retryAfterMs: undefined });
   });
 
   it('types a returned platform error with its code, and dataOrThrow throws it', async () => {
