@@ -303,6 +303,16 @@ export function namingOption(error: unknown, optionOf: Partial<Record<string, st
   return new Error(`${option}${message.slice(variable!.length).replace(/^ \(--[a-z-]+\)/, '')}`);
 }
 
+/**
+ * The host of PUBLIC_BASE_URL's default: `localhost`, which a browser treats as this machine, when
+ * the sandbox listens there or everywhere (127.0.0.1, 0.0.0.0, `::`); else the one address it listens
+ * on (`[::1]`, `127.0.0.2`, a LAN address), where `localhost` would not reach its pages.
+ */
+function defaultPublicHost(host: string): string {
+  if (['localhost', '127.0.0.1', '0.0.0.0', '::'].includes(host)) return 'localhost';
+  return isIP(host) === 6 ? `[${host}]` : host;
+}
+
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   // This machine only, by default; another address needs SANDBOX_ADMIN_TOKEN set (refuseExposedDefaults).
   const host = env.HOST || '127.0.0.1';
@@ -330,7 +340,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     // `make docs` renders the HTML reference into the sandbox package (server/docs/), which ships it.
     docsFile: env.DOCS_FILE ? fromCwd(env.DOCS_FILE) : resolve(PACKAGE_ROOT, 'docs/index.html'),
     bodyLimit: 1024 * 1024,
-    publicBaseUrl: (env.PUBLIC_BASE_URL || `http://localhost:${port(env.PORT)}`).replace(/\/+$/, ''),
+    publicBaseUrl: (env.PUBLIC_BASE_URL || `http://${defaultPublicHost(host)}:${port(env.PORT)}`).replace(/\/+$/, ''),
     // A sandbox on this machine only notifies the merchant's receivers on it (localhost); one that
     // others can reach sends nothing to private addresses unless told to (its sellers could otherwise
     // make it POST to anything on its network).

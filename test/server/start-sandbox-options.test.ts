@@ -3,10 +3,12 @@
 import { existsSync } from 'node:fs';
 import { mkdtemp, readdir, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
+import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { startSandbox, type StartSandboxOptions } from '../../server/index.ts';
 import { freePort } from '../support/processes.ts';
+import { contractExample } from './support/web-checkout.ts';
 
 let dir: string;
 beforeAll(async () => {
@@ -150,4 +152,32 @@ it('names the kind of a wrong value that may hold a secret, never the value', as
 
 it('names API_SPEC when the contract bundle it names cannot be read', async () => {
   await expect(startSandbox({ env: { API_SPEC: join(dir, 'nope.json') } })).rejects.toThrow(`API_SPEC: cannot read the contract bundle ${join(dir, 'nope.json')}: no such file`);
+});
+
+/** Whether this machine has IPv6's loopback (a container may have none). */
+const hasIpv6Loopback = await new Promise<boolean>((resolve) => {
+  const probe = createServer().once('error', () => resolve(false));
+  probe.listen(0, '::1', () => probe.close(() => resolve(true)));
+});
+
+it.skipIf(!hasIpv6Loopback)("gives payment intents a redirect_url on the address it listens on when that is one localhost does not reach (host '::1')", async () => {
+  const sandbox = await startSandbox({ host: '::1' });
+  try {
+    expect(sandbox.url).toMatch(/^http:\/\/\[::1\]:\d+$/);
+    const form = new URLSearchParams({ grant_type: 'client_credentials', client_id: sandbox.seller.clientId, client_secret: sandbox.seller.clientSecret, scope: 'digital-plataform:gateway-api' });
+    const { access_token: token } = (await (await fetch(`${sandbox.url}/authentication/oauth2/-core/access_token`, { method: 'POST', body: form })).json()) as { access_token: string };
+    const created = await fetch(`${sandbox.url}/dpy/web-checkout/v1/payment-intent`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+      body: JSON.stringify(contractExample('PaymentIntentRequestStandard')),
+    });
+    expect(created.status).toBe(201);
+    const { redirect_url: page } = (await created.json()) as { redirect_url: string };
+    expect(page.startsWith(`${sandbox.url}/checkout/`)).toBe(true);
+    const shown = await fetch(page);
+    expect(shown.status).toBe(200);
+    expect(shown.headers.get('content-type')).toBe('text/html; charset=utf-8');
+  } finally {
+    await sandbox.close();
+  }
 });

@@ -349,6 +349,17 @@ describe('config of the web checkout', () => {
     expect(loadConfig({ PORT: '9090' }).publicBaseUrl).toBe('http://localhost:9090');
     expect(loadConfig({ PUBLIC_BASE_URL: 'https://sandbox.example.com/' }).publicBaseUrl).toBe('https://sandbox.example.com');
   });
+  it("takes HOST for the default when HOST is one address that localhost does not reach", () => {
+    const exposed = { SANDBOX_ADMIN_TOKEN: 'a-token-of-our-own' };
+    expect(loadConfig({ HOST: '127.0.0.1' }).publicBaseUrl).toBe('http://localhost:8080');
+    expect(loadConfig({ HOST: 'localhost' }).publicBaseUrl).toBe('http://localhost:8080');
+    expect(loadConfig({ ...exposed, HOST: '0.0.0.0' }).publicBaseUrl).toBe('http://localhost:8080');
+    expect(loadConfig({ ...exposed, HOST: '::' }).publicBaseUrl).toBe('http://localhost:8080');
+    expect(loadConfig({ HOST: '::1', PORT: '9090' }).publicBaseUrl).toBe('http://[::1]:9090');
+    expect(loadConfig({ HOST: '127.0.0.2' }).publicBaseUrl).toBe('http://127.0.0.2:8080');
+    expect(loadConfig({ ...exposed, HOST: '192.168.1.20' }).publicBaseUrl).toBe('http://192.168.1.20:8080');
+    expect(loadConfig({ HOST: '::1', PUBLIC_BASE_URL: 'http://localhost:9000' }).publicBaseUrl).toBe('http://localhost:9000');
+  });
   it('allows private notification URLs unless SANDBOX_ALLOW_PRIVATE_NOTIFICATION_URLS is false', () => {
     expect(loadConfig({}).allowPrivateNotificationUrls).toBe(true);
     expect(loadConfig({ SANDBOX_ALLOW_PRIVATE_NOTIFICATION_URLS: 'false' }).allowPrivateNotificationUrls).toBe(false);
