@@ -207,11 +207,15 @@ export function isPlatformApiError(value: unknown): value is PlatformApiError {
 function reasonOf(cause: unknown): string {
   const parts: string[] = [];
   let next: unknown = cause;
-  for (let depth = 0; depth < 4 && next !== undefined && next !== null; depth++) {
-    const error = next instanceof AggregateError && !next.message ? next.errors[0] : next;
-    const text = error instanceof Error ? error.message || String((error as { code?: unknown }).code ?? '') : String(error);
-    if (text && !parts.some((part) => part.includes(text))) parts.push(text);
-    next = error instanceof Error ? error.cause : undefined;
+  try {
+    for (let depth = 0; depth < 4 && next !== undefined && next !== null; depth++) {
+      const error = next instanceof AggregateError && !next.message ? (next.errors[0] ?? next) : next;
+      const text = error instanceof Error ? error.message || String((error as { code?: unknown }).code ?? '') : String(error);
+      if (text && !parts.some((part) => part.includes(text))) parts.push(text);
+      next = error instanceof Error ? error.cause : undefined;
+    }
+  } catch {
+    // A cause that cannot be read or turned into text (no prototype, a throwing getter): what was read.
   }
   return parts.join(': ');
 }

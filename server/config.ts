@@ -305,12 +305,17 @@ export function namingOption(error: unknown, optionOf: Partial<Record<string, st
 
 /**
  * The host of PUBLIC_BASE_URL's default: `localhost`, which a browser treats as this machine, when
- * the sandbox listens there or everywhere (127.0.0.1, 0.0.0.0, `::`); else the one address it listens
- * on (`[::1]`, `127.0.0.2`, a LAN address), where `localhost` would not reach its pages.
+ * the sandbox listens there or everywhere (127.0.0.1, 0.0.0.0, `::` however spelt), or on an IPv6
+ * address with a zone, which no URL carries; else the one address it listens on (`[::1]`,
+ * `127.0.0.2`, a LAN address), where `localhost` would not reach its pages.
  */
 function defaultPublicHost(host: string): string {
-  if (['localhost', '127.0.0.1', '0.0.0.0', '::'].includes(host)) return 'localhost';
-  return isIP(host) === 6 ? `[${host}]` : host;
+  if (host === 'localhost' || host === '127.0.0.1' || host === '0.0.0.0') return 'localhost';
+  if (isIP(host) !== 6) return host;
+  // A zone (`fe80::1%eth0`) has no place in a URL; any spelling of `::` is every address.
+  if (host.includes('%')) return 'localhost';
+  const literal = new URL(`http://[${host}]`).hostname; // canonical: [::], [::1]
+  return literal === '[::]' ? 'localhost' : literal;
 }
 
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {

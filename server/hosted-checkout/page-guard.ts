@@ -11,17 +11,30 @@ import { PageError } from './page-error.ts';
 
 export const noSuchPage = () => new PageError(404, 'not_found', 'There is nothing to pay at this address: check the link you were given.');
 
-/** `/checkout` or `/pay` and what is under them, in any case, however many slashes lead, however they end. */
-const PAGE_ADDRESS = /^[/\\]+(checkout|pay)([/\\;.%#]|$)/i;
+/**
+ * `/checkout` or `/pay` and what is under them, in any case, however many slashes lead, whatever
+ * follows that does not make another word of it (`/payment-links` is the API's).
+ */
+const PAGE_ADDRESS = /^[/\\]+(checkout|pay)(?![a-z0-9_-])/i;
 
-/** Whether a path is under the pages' prefixes, as sent or once decoded (`/%63heckout/…`, `/checkout%2F…`). */
-export function isPageAddress(path: string): boolean {
-  if (PAGE_ADDRESS.test(path)) return true;
+/** Each `%XX` as the byte it names, an escape that is not one left as it is (`%ff` alone does not decode as UTF-8). */
+const escapesDecoded = (path: string) => path.replace(/%([0-9a-f]{2})/gi, (_, hex: string) => String.fromCharCode(parseInt(hex, 16)));
+
+/** The path with its dot segments resolved and backslashes read as slashes, as a browser would (`/./checkout` is `/checkout`). */
+function resolved(path: string): string {
   try {
-    return PAGE_ADDRESS.test(decodeURIComponent(path));
+    return new URL(path.replace(/^[/\\]+/, '/'), 'http://sandbox.invalid').pathname;
   } catch {
-    return false;
+    return path;
   }
+}
+
+/** Whether a path is under the pages' prefixes: as sent, with its escapes decoded, or with its dot segments resolved. */
+export function isPageAddress(path: string): boolean {
+  const decoded = escapesDecoded(path);
+  if (PAGE_ADDRESS.test(path) || PAGE_ADDRESS.test(decoded)) return true;
+  // Only a path with a dot or a backslash has anything to resolve (most of the API's have neither).
+  return /[.\\]/.test(decoded) && (PAGE_ADDRESS.test(resolved(path)) || PAGE_ADDRESS.test(resolved(decoded)));
 }
 
 /**

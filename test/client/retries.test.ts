@@ -196,6 +196,18 @@ describe('retries against a server that fails N times', () => {
     platform = await startFlakyServer(); // for afterEach
   });
 
+  it('keeps the message whole when a cause cannot be read: no prototype, a throwing getter, an empty AggregateError', async () => {
+    const unreadable = { get message(): string { throw new Error('no'); } };
+    const causes = [Object.create(null), Object.setPrototypeOf(new Error('x'), null), unreadable, new AggregateError([], '')];
+    for (const cause of causes) {
+      const failing = async () => Promise.reject(new TypeError('fetch failed', { cause }));
+      const failure = await clientFor({ fetch: failing, maxRetries: 1 }).GET(SELLERS).catch((e: unknown) => e);
+      expect(failure).toMatchObject({ name: 'ConnectionError', operationId: 'issueAccessToken', attempts: 2 });
+      expect((failure as Error).message).toMatch(/^issueAccessToken failed, connection_error: fetch failed(: .+)? \(2 attempts\)$/);
+      expect((failure as Error).message).not.toContain('undefined');
+    }
+  });
+
   it('never sends a payment intent twice: not after a 503, not after a dropped connection', async () => {
     const body = { order_id: 'PED-1' } as never;
     platform.fail(INTENT, unavailable);

@@ -47,6 +47,12 @@ describe('hosted page addresses', () => {
     ['two leading slashes', (id: string) => `//checkout/${id}`],
     ['no id', () => '/checkout'],
     ['a segment more', (id: string) => `/checkout/${id}/pay/more`],
+    ['an encoded letter and an escape that does not decode', () => '/%63heckout/%ff'],
+    ['an encoded prefix run into an undecodable escape', () => '/%63heckout%ff'],
+    ['a dot segment ahead of it', (id: string) => `/./checkout/${id}`],
+    ['a segment and its undoing ahead of it', (id: string) => `/x/../checkout/${id}`],
+    ['an encoded dot segment ahead of it', (id: string) => `/%2e/checkout/${id}`],
+    ['a backslash ahead of it', (id: string) => `/\\checkout/${id}`],
   ])("another spelling of a checkout's address (%s) is the 404 page, not JSON", async (_name, path) => {
     expectPage(await raw('GET', path(intentId)), 404, 'Checkout not found');
   });

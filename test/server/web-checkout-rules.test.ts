@@ -359,6 +359,9 @@ describe('config of the web checkout', () => {
     expect(loadConfig({ HOST: '127.0.0.2' }).publicBaseUrl).toBe('http://127.0.0.2:8080');
     expect(loadConfig({ ...exposed, HOST: '192.168.1.20' }).publicBaseUrl).toBe('http://192.168.1.20:8080');
     expect(loadConfig({ HOST: '::1', PUBLIC_BASE_URL: 'http://localhost:9000' }).publicBaseUrl).toBe('http://localhost:9000');
+    // Other spellings of every address, an address with a zone (no URL carries one), a long spelling of ::1.
+    for (const host of ['::0', '0:0:0:0:0:0:0:0', 'fe80::1%lo']) expect(loadConfig({ ...exposed, HOST: host }).publicBaseUrl, host).toBe('http://localhost:8080');
+    expect(loadConfig({ HOST: '0:0:0:0:0:0:0:1' }).publicBaseUrl).toBe('http://[::1]:8080');
   });
   it('allows private notification URLs unless SANDBOX_ALLOW_PRIVATE_NOTIFICATION_URLS is false', () => {
     expect(loadConfig({}).allowPrivateNotificationUrls).toBe(true);
