@@ -286,6 +286,12 @@ storeSuite('PGlite store (in memory)', freshPglite);
 if (DATABASE_URL) {
   storeSuite('PostgreSQL store (DATABASE_URL)', freshPostgresSchema);
 
+  /** A new schema, and a TCP proxy to its server (what a network may do to the connections through it). */
+  const schemaThroughProxy = async () => {
+    const url = await freshPostgresSchemaUrl();
+    return { url, proxy: await tcpProxy({ host: new URL(url).hostname, port: Number(new URL(url).port) }) };
+  };
+
   describe('PostgreSQL store: a server that fails or stops answering', () => {
     it('survives the backend of a transaction terminated between two of its queries: that transaction fails, the next one works', async () => {
       const url = await freshPostgresSchemaUrl();
@@ -333,8 +339,7 @@ if (DATABASE_URL) {
 
     /** A store on a new schema through a TCP proxy, its outages and their ends recorded. */
     const reachedThroughProxy = async (limits: { queryTimeoutMs?: number; connectTimeoutMs?: number } = {}) => {
-      const url = await freshPostgresSchemaUrl();
-      const proxy = await tcpProxy({ host: new URL(url).hostname, port: Number(new URL(url).port) });
+      const { url, proxy } = await schemaThroughProxy();
       const changes: ReachChange[] = [];
       const store = await openPostgresStore(proxy.url(url), { connectTimeoutMs: 500, ...limits, onReachChange: (change) => void changes.push(change) });
       return { url, proxy, changes, store };
@@ -378,8 +383,7 @@ if (DATABASE_URL) {
     });
 
     it("has PostgreSQL end a transaction whose instance went silent between two of its statements (a partition): its row locks go after the idle-in-transaction limit", async () => {
-      const url = await freshPostgresSchemaUrl();
-      const proxy = await tcpProxy({ host: new URL(url).hostname, port: Number(new URL(url).port) });
+      const { url, proxy } = await schemaThroughProxy();
       const silenced = await openPostgresStore(proxy.url(url), { idleInTransactionTimeoutMs: 500, queryTimeoutMs: 3_000 });
       // Straight to the server; a wait for the lock past 3 s fails (query_canceled) rather than hanging.
       const other = await openPostgresStore(url, { statementTimeoutMs: 3_000 });
@@ -568,8 +572,7 @@ if (DATABASE_URL) {
     });
 
     it('fails a query the server does not answer within the limit, and a connection not ready within its own, then works once it answers', async () => {
-      const url = await freshPostgresSchemaUrl();
-      const proxy = await tcpProxy({ host: new URL(url).hostname, port: Number(new URL(url).port) });
+      const { url, proxy } = await schemaThroughProxy();
       const store = await openPostgresStore(proxy.url(url), { queryTimeoutMs: 500, connectTimeoutMs: 500 });
       try {
         const started = Date.now();
@@ -692,8 +695,7 @@ if (DATABASE_URL) {
     });
 
     it('finds a connection gone silent by its heartbeat, and listens again once the network lets it', async () => {
-      const url = await freshPostgresSchemaUrl();
-      const proxy = await tcpProxy({ host: new URL(url).hostname, port: Number(new URL(url).port) });
+      const { url, proxy } = await schemaThroughProxy();
       const a = await openStore({ databaseUrl: url });
       const changes: ListenChange[] = [];
       const b = await openPostgresStore(proxy.url(url), { onListenChange: (change) => void changes.push(change), heartbeatMs: 200, heartbeatTimeoutMs: 300 });
