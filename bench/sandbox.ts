@@ -254,18 +254,6 @@ async function endToEnd(pollMs: number): Promise<string[]> {
 
 /** Where the time goes, profiled once (not re-measured by this script). */
 const ANALYSIS = [
-  '### The first reset (2026-11-25, later)',
-  '',
-  'A sandbox\'s first `reset()` read its script from the catalog (tables, foreign keys, sequences: three queries, 25–45% of that',
-  'reset right after a start), then ran it. A `startSandbox` now reads it at start, once the demo seller is stored, while the main',
-  'thread still builds the app and PGlite\'s thread has nothing else to do (server/sandbox/reset.ts, `prepareReset`). Alternated with',
-  'the build before (`git stash`, `make build-server`, the dist copied apart; `BENCH_SANDBOX_RUNS=5 BENCH_SANDBOX_INDEX=<dist>/index.js',
-  'node_modules/.bin/tsx bench/sandbox.ts`, three alternations, medians of 5): first reset 68, 77 and 89 ms before, 31, 38 and 29 ms',
-  'after; the first start 1 958, 2 056 and 2 199 ms before, 1 951, 2 061 and 1 789 ms after (no cost seen). Reading it before the',
-  'demo seller was stored delayed the start instead (1 748–1 823 ms before, 1 790–2 036 ms after, three alternations): the seed\'s',
-  'statements waited behind the catalog\'s, so that version was not kept. What is left of a first reset is its DELETEs, the first in',
-  'that PostgreSQL backend for most tables.',
-  '',
   '### A test\'s own seller (2026-11-25)',
   '',
   'A test that makes its own seller (`POST /sandbox/v1/sellers` through `sandbox.admin`, then a first token with its credentials) paid',
@@ -369,7 +357,7 @@ const ANALYSIS = [
   '  another ~16 MB the sandbox never uses), the validator\'s compiled schemas cached across apps of a process (or `validateResponses` compiled',
   '  lazily), and one PGlite cluster per worker reused by later starts (a `reset()` is 2–5 ms against a 1.1–1.5 s second start).',
   '- The first `reset()` of a sandbox (~60 ms) reads the catalog once (tables, foreign keys, sequences) and opens each table for the first time',
-  '  in that PostgreSQL backend; the later ones take 2–5 ms. (Since 2026-11-25 the catalog is read at start: "The first reset" above.)',
+  '  in that PostgreSQL backend; the later ones take 2–5 ms.',
   '- Sequential latency: p50 3–6 ms, p99 16–29 ms per operation on PGlite; the tails are the same event loop running PGlite\'s SQL',
   '  (WebAssembly) and the garbage collector. The end-to-end test was dominated by the delivery worker\'s poll interval (500 ms by default):',
   '  ~70 ms with NOTIFICATION_POLL_INTERVAL_MS=50, ~515 ms with the default. Since 2026-11-23 a notification is attempted as soon as',
