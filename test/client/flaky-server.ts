@@ -28,6 +28,8 @@ export interface FlakyServer {
   delayMs: number;
   /** Events applied (by idempotency key), to prove a retried PATCH had one effect. */
   appliedEvents: Map<string, string>;
+  /** Called with each request as it arrives, before it is answered (to act while it is in flight). */
+  onRequest: ((seen: Seen) => void) | undefined;
   close(): Promise<void>;
 }
 
@@ -57,6 +59,7 @@ export async function startFlakyServer(): Promise<FlakyServer> {
     links: [] as FlakyServer['links'],
     delayMs: 0,
     appliedEvents: new Map<string, string>(),
+    onRequest: undefined as FlakyServer['onRequest'],
   };
 
   const server: Server = createServer(async (req, res) => {
@@ -64,6 +67,7 @@ export async function startFlakyServer(): Promise<FlakyServer> {
     const path = url.pathname;
     const seen: Seen = { method: req.method ?? '', path, query: Object.fromEntries(url.searchParams), body: await bodyOf(req), authorization: req.headers.authorization };
     state.requests.push(seen);
+    state.onRequest?.(seen);
     const json = (status: number, body: unknown, headers: Record<string, string> = {}) => {
       res.writeHead(status, { 'content-type': 'application/json', ...headers });
       res.end(JSON.stringify(body));

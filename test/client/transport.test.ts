@@ -65,7 +65,7 @@ describe('signals: none made when nothing can end a call, and each option ends i
     const client = await warmClient();
     platform.delayMs = 2_000;
     const controller = new AbortController();
-    setTimeout(() => controller.abort(), 50);
+    platform.onRequest = () => controller.abort(); // the exchange is in flight: the server has it
     const started = Date.now();
     const failure = await client.GET(SELLERS, { signal: controller.signal }).catch((e: unknown) => e);
     expect(failure).toMatchObject({ name: 'AbortError', code: 'aborted', operationId: 'getSeller', attempts: 1 });
@@ -85,7 +85,7 @@ describe('signals: none made when nothing can end a call, and each option ends i
     const controller = new AbortController();
     const client = await warmClient({ signal: controller.signal });
     platform.delayMs = 2_000;
-    setTimeout(() => controller.abort(), 50);
+    platform.onRequest = () => controller.abort();
     const failure = await client.GET(SELLERS).catch((e: unknown) => e);
     expect(failure).toMatchObject({ name: 'AbortError', code: 'aborted', attempts: 1 });
   });
