@@ -183,6 +183,9 @@ function shutdown(signal: string, status = 0) {
   }
   stopping = Date.now();
   logger.info({ signal }, 'Shutting down: finishing in-flight requests');
+  // Should the process run out of things to wait on before the stop is over (a close() that can
+  // never settle), it ends by itself, without "Stopped": no clean stop either, so its status is 1.
+  process.exitCode = 1;
   setTimeout(() => {
     logger.error(`The stop did not end within ${STOP_DEADLINE_MS / 1000} s: exiting with what is left undone`);
     process.exit(1);

@@ -250,10 +250,13 @@ async function workerStore(thread: Worker, told: Told, refusal?: () => Error | u
   let opened = false;
 
   // The thread keeps the process alive only while a call waits on it, as an in-thread PGlite would.
+  // Once it is stopping, it keeps it alive until it is gone (terminate() references it): an answer
+  // read after that, to a call already refused (a lost lock stopping the thread mid-statement), must
+  // not unreference it, or the process ended with the stop unfinished (a close() that never settled).
   const settle = (id: number) => {
     const call = pending.get(id);
     pending.delete(id);
-    if (pending.size === 0) thread.unref();
+    if (pending.size === 0 && !closing) thread.unref();
     return call;
   };
   const stop = (error: Error) => {

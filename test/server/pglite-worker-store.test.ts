@@ -225,6 +225,25 @@ describe('the process', () => {
     expect(idle.status).toBe(0);
   });
 
+  it('ends its stop after aborting, even when the thread answers the refused call as it stops', () => {
+    // A lost lock aborts the store mid-statement; the thread may still answer that statement before
+    // it stops. That answer (emitted here, as the thread would post it) once unreferenced the
+    // stopping thread: the process then ended with close() unsettled, exit 0, nothing said.
+    const store = JSON.stringify(join(ROOT, 'server/store/pglite-worker-store.ts'));
+    const aborted = run(`
+      const { openPgliteWorkerStore } = await import(${store});
+      const store = await openPgliteWorkerStore(undefined, { snapshot: true });
+      const inFlight = store.query('SELECT pg_sleep(1)').catch((e) => e.message);
+      store.abort(new Error('lost its lock'));
+      store.thread.emit('message', { id: 1e9, ok: true, result: { rows: [{ pg_sleep: '' }], rowCount: 1 } });
+      await store.close();
+      console.log(await inFlight, '| closed');
+    `);
+    expect(aborted.error).toBeUndefined();
+    expect(aborted.stdout.trim()).toBe('lost its lock | closed');
+    expect(aborted.status).toBe(0);
+  });
+
   it('leaves out only the options Node refuses for a thread, in either spelling', () => {
     const refused = 'Initiated Worker with invalid execArgv flags: --title, --no-wasm-tier-up';
     expect(withoutRefused(['--conditions=sandbox', '--title', 'x', '--enable-source-maps', '--no-wasm-tier-up', '--title=y'], refused)).toEqual([
