@@ -72,7 +72,7 @@ describe('hosted checkout in Chromium', () => {
     browser = await launchBrowser();
     page = await browser.newPage({ locale: 'pt-BR', timezoneId: 'America/Sao_Paulo' });
     mkdirSync(ARTIFACTS, { recursive: true });
-  }, 30_000);
+  }, 120_000); // a server and Chromium: past 30 s on a loaded machine (vitest.config.ts)
 
   afterAll(async () => {
     await browser?.close();

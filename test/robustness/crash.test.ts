@@ -210,5 +210,5 @@ describe.each(kinds.map((k) => [k === pgliteTarget ? 'PGlite' : 'PostgreSQL', k]
     } finally {
       await store.close();
     }
-  }, 60_000);
+  }, 180_000); // two starts of up to 60 s each, and the load between them
 });

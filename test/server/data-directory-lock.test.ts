@@ -285,11 +285,11 @@ it('leaves alone, when it stops, a lock another start took over from it', async 
 it('is removed when the sandbox process exits, and a killed one blocks the directory only until its lock is stale', { timeout: 90_000 }, async () => {
   const dataDir = join(root, 'process');
   const env = { PORT: '0', HOST: '127.0.0.1', DATA_DIR: dataDir, API_SPEC: AUTH_BUNDLE, LOG_LEVEL: 'warn', DATABASE_URL: '' };
-  const start = async () => {
+  const start = async (onOutput?: (log: string) => void) => {
     // One process with tsx's loader, not the tsx launcher: the launcher relays a SIGTERM to its child and,
     // when the child has not answered within 30 ms (a loaded machine), kills it and exits 143 itself,
     // which this test would read as the sandbox's own exit code.
-    const started = await startProcess(process.execPath, ['--import', 'tsx', 'server/main.ts'], /listening on http:\/\/\S+/, { cwd: ROOT, env });
+    const started = await startProcess(process.execPath, ['--import', 'tsx', 'server/main.ts'], /listening on http:\/\/\S+/, { cwd: ROOT, env, onOutput });
     onTestFinished(() => started.stop()); // also when an assertion fails midway: no server left running
     return started;
   };
@@ -316,8 +316,9 @@ it('is removed when the sandbox process exits, and a killed one blocks the direc
   expect(existsSync(lockOf(dataDir))).toBe(false);
   expect(existsSync(recordOf(dataDir))).toBe(false);
   // Killed: the lock stays, and the next start waits for it to go stale (here aged to 6 s, instead
-  // of waiting 10: aged to 8 s, a start slowed past 2 s on a loaded machine found it stale already
-  // and had nothing to wait for), saying so; then it is taken over, the data intact.
+  // of waiting 10), saying so; then it is taken over, the data intact. It is aged to 6 s again and
+  // again until the start says it waits: a start slowed past the 4 s left (a loaded machine) found
+  // it stale already and had nothing to wait for.
   const killed = await start();
   const killedPid = (await record(dataDir)).pid;
   expect(killedPid).not.toBe(process.pid);
@@ -325,9 +326,16 @@ it('is removed when the sandbox process exits, and a killed one blocks the direc
   killed.signal('SIGKILL');
   await exited;
   expect(existsSync(lockOf(dataDir))).toBe(true);
-  const renewed = new Date(Date.now() - 6_000);
-  await utimes(lockOf(dataDir), renewed, renewed);
-  const restarted = await start();
+  let waiting = false;
+  const aged = (async () => {
+    while (!waiting) {
+      const renewed = new Date(Date.now() - 6_000);
+      await utimes(lockOf(dataDir), renewed, renewed);
+      await new Promise((resolve) => setTimeout(resolve, 200));
+    }
+  })();
+  const restarted = await start((log) => (waiting ||= log.includes('The data directory is still locked'))).finally(() => (waiting = true));
+  await aged;
   expect(restarted.output()).toMatch(new RegExp(`"dataDir":"${escaped(dataDir)}","holderPid":${killedPid},"waitMs":\\d+,"msg":"The data directory is still locked by a sandbox that is gone`));
   await restarted.stop();
   const store = await open(dataDir);

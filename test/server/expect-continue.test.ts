@@ -9,7 +9,7 @@ import { tokenForm } from './support/server.ts';
 let sandbox: Sandbox;
 beforeAll(async () => {
   sandbox = await startSandbox({ storage: 'memory' });
-}, 30_000);
+}, 120_000);
 afterAll(() => sandbox.close());
 
 const TOKEN = '/authentication/oauth2/-core/access_token';

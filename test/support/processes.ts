@@ -31,7 +31,7 @@ export async function startProcess(
   command: string,
   args: string[],
   ready: RegExp,
-  options: { env?: NodeJS.ProcessEnv; timeoutMs?: number; cwd?: string } = {},
+  options: { env?: NodeJS.ProcessEnv; timeoutMs?: number; cwd?: string; onOutput?: (log: string) => void } = {},
 ): Promise<Started> {
   // A process group of its own, so that a signal reaches the program itself, not only the launcher
   // (tsx and npx spawn it as a child: a SIGKILL to the launcher alone would leave it running).
@@ -65,6 +65,7 @@ export async function startProcess(
     }, options.timeoutMs ?? 60_000);
     const onData = (chunk: Buffer) => {
       log += chunk.toString();
+      options.onOutput?.(log);
       if (ready.test(log)) {
         clearTimeout(timer);
         resolve();
