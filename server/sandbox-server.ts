@@ -143,7 +143,7 @@ export async function runSandbox(configured: Config, logger: Logger, options: Ru
   const config: Config = configured.port === 0 ? { ...configured, publicBaseUrl: configured.publicBaseUrl.replace(/:0$/, `:${port}`) } : configured;
 
   try {
-    const [store, { createApp, forgetCounts }, { seedDemoSeller }, { notificationDeliveryWorker }, { createBillingWorker }, { resetSandbox }, { notificationRetention }] = await Promise.all([
+    const [store, { createApp, forgetCounts }, { seedDemoSeller }, { notificationDeliveryWorker }, { createBillingWorker }, { prepareReset, resetSandbox }, { notificationRetention }] = await Promise.all([
       storeReady,
       appModule,
       import('./sandbox/demo-seller.ts'),
@@ -152,8 +152,11 @@ export async function runSandbox(configured: Config, logger: Logger, options: Ru
       import('./sandbox/reset.ts'),
       import('./notifications/retention.ts'),
     ]);
-    // The demo seller (one scrypt of its secret, on libuv's thread pool) is stored while the app is built.
-    const [app, { secretChecked }] = await Promise.all([createApp({ store, config, logger }), seedDemoSeller(store, config.demoClient, logger)]);
+    // The demo seller (one scrypt of its secret, on libuv's thread pool) is stored, and the reset
+    // script read, while the app is built.
+    const seeded = seedDemoSeller(store, config.demoClient, logger);
+    void seeded.then(() => prepareReset(store), () => undefined); // after the seed: it does not wait behind the read
+    const [app, { secretChecked }] = await Promise.all([createApp({ store, config, logger }), seeded]);
     await secretChecked;
     // Merchant notifications: pending deliveries (also those left by a previous run) go out now.
     const deliveryWorker = notificationDeliveryWorker({ store, logger, config });

@@ -15,7 +15,7 @@ import { openPgliteWorkerStore } from '../../server/store/pglite-worker-store.ts
 import { isClusterMarker, tarEntries } from '../../server/store/snapshot-tar.ts';
 import { sealedSecrets } from '../../server/store/sealed-secrets.ts';
 import type { Store } from '../../server/store/store.ts';
-import { resetSandbox } from '../../server/sandbox/reset.ts';
+import { prepareReset, resetSandbox } from '../../server/sandbox/reset.ts';
 import { DEMO_SELLER_ID } from '../../server/sandbox/demo-seller.ts';
 import { createLink, createSeller } from './support/payment-link.ts';
 
@@ -165,6 +165,45 @@ describe('the pre-initialized data directory', () => {
 });
 
 describe('reset', () => {
+  it('reads its script once, ahead of the first reset when prepared (a startSandbox does it at start), and again after a failed read', async () => {
+    const server = await startPlatformServer('pglite');
+    try {
+      let catalogReads = 0;
+      let failNext = false;
+      const store: Store = {
+        ...server.store,
+        query: async (sql, params) => {
+          if (/FROM pg_tables/.test(sql)) {
+            catalogReads += 1;
+            if (failNext) {
+              failNext = false;
+              throw new Error('the catalog could not be read');
+            }
+          }
+          return server.store.query(sql, params);
+        },
+      };
+      prepareReset(store);
+      await expect.poll(() => catalogReads).toBe(1);
+      await createLink(server, DEMO_SELLER_ID);
+      await resetSandbox(store);
+      await resetSandbox(store);
+      expect(catalogReads).toBe(1); // neither reset read it again
+      expect((await server.store.query('SELECT 1 FROM payment_links')).rowCount).toBe(0);
+
+      const other: Store = { ...store };
+      failNext = true;
+      prepareReset(other); // its read fails: nothing is thrown here, and the first reset reads it again
+      await expect.poll(() => catalogReads).toBe(2);
+      await createLink(server, DEMO_SELLER_ID);
+      await resetSandbox(other);
+      expect(catalogReads).toBe(3);
+      expect((await server.store.query('SELECT 1 FROM payment_links')).rowCount).toBe(0);
+    } finally {
+      await server.close();
+    }
+  });
+
   it('clears every object of every seller, keeps the demo seller and the signing keys, and restarts sequences', async () => {
     const server = await startPlatformServer('pglite');
     try {
