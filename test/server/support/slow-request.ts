@@ -7,7 +7,7 @@ export function slowTokenRequestTo(base: string, onHeadersSent: () => void, paus
   return new Promise((resolve, reject) => {
     const req = httpRequest(`${base}/authentication/oauth2/-core/access_token`, {
       method: 'POST',
-      headers: { 'content-type': 'application/x-www-form-urlencoded', 'content-length': String(Buffer.byteLength(new URLSearchParams(tokenForm()).toString())) },
+      headers: { 'content-type': 'application/x-www-form-urlencoded', 'content-length': String(Buffer.byteLength(new URLSearchParams(tokenForm()).toString())), expect: '100-continue' },
     });
     req.on('error', reject);
     req.on('response', (res) => {
@@ -16,8 +16,14 @@ export function slowTokenRequestTo(base: string, onHeadersSent: () => void, paus
       res.on('end', () => resolve({ status: res.statusCode!, body }));
     });
     const form = new URLSearchParams(tokenForm()).toString();
-    req.write(form.slice(0, 10));
-    setTimeout(onHeadersSent, pauseMs / 2);
-    setTimeout(() => req.end(form.slice(10)), pauseMs);
+    // Timed from 100 Continue, which the sandbox sends once the request reached the app and its body
+    // is about to be read: a loaded machine may take a while to read the head.
+    // (once: a server without the sandbox's checkContinue listener, startTestServer's, sends Node's own 100 as well)
+    req.once('continue', () => {
+      req.write(form.slice(0, 10));
+      setTimeout(onHeadersSent, pauseMs / 2);
+      setTimeout(() => req.end(form.slice(10)), pauseMs);
+    });
+    req.flushHeaders();
   });
 }
