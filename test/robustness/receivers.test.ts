@@ -18,8 +18,9 @@ import { STORE_KINDS } from '../server/support/stores.ts';
 const doc = loadPlatform();
 const media = doc.webhooks!['checkout-notification']!.post.requestBody.content['application/json'];
 const PAYLOAD = deref(doc, media.examples.authorized_credit).value;
-// The contract's 10 attempts; short delays (on a fake clock) and a short timeout so hangs end quickly.
-const POLICY: RetryPolicy = { maxAttempts: 10, baseDelayMs: 1_000, maxDelayMs: 60_000, attemptTimeoutMs: 150 };
+// The contract's 10 attempts; short delays (on a fake clock) and a short timeout so hangs end quickly,
+// yet long enough that a loaded machine does not time out the answers meant to arrive in time.
+const POLICY: RetryPolicy = { maxAttempts: 10, baseDelayMs: 1_000, maxDelayMs: 60_000, attemptTimeoutMs: 1_000 };
 const COUNT = 12;
 
 type Behaviour = 'down' | 500 | 'hang' | 'too-slow' | 'slow' | 200;
@@ -38,7 +39,7 @@ async function flakyMerchant() {
       for await (const chunk of req) chunks.push(chunk as Buffer);
       received.push(Buffer.concat(chunks).toString('utf8'));
       if (behaviour === 'hang') return; // never answers
-      const delay = behaviour === 'too-slow' ? 400 : behaviour === 'slow' ? 40 : 0;
+      const delay = behaviour === 'too-slow' ? 2 * POLICY.attemptTimeoutMs : behaviour === 'slow' ? 100 : 0;
       setTimeout(() => res.writeHead(behaviour === 500 ? 500 : 200, { 'content-type': 'text/plain' }).end('ok'), delay);
     });
     await new Promise<void>((resolve) => server!.listen(port, '127.0.0.1', resolve));
