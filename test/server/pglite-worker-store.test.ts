@@ -119,11 +119,11 @@ describe('the PGlite worker store', () => {
     }
     // The gap up to now too: a loop held for the whole statement fires no tick at all after it.
     longestGap = Math.max(longestGap, performance.now() - last);
-    // On the main thread PGlite would hold the loop for the whole statement (a second and more);
-    // here a gap is only the main thread waiting for a CPU, which on a loaded run of the suite
+    // On the main thread PGlite would hold the loop for the whole statement (pg_sleep's second and
+    // more); here a gap is only the main thread waiting for a CPU, which on a loaded run of the suite
     // reached ~190 ms (so not the 150 ms this test once allowed), never near a second.
     expect(performance.now() - started).toBeGreaterThanOrEqual(1_000);
-    expect(longestGap).toBeLessThan(500);
+    expect(longestGap).toBeLessThan(900);
   });
 });
 
