@@ -278,11 +278,12 @@ async function workerStore(thread: Worker, told: Told, refusal?: () => Error | u
     stop(closing ? new Error('The store is closed') : new Error(`The PGlite worker thread stopped (exit code ${code}); restart the sandbox`)),
   );
 
-  /** Stops the thread at once, without letting PGlite write anything more; told to onFailure, as any stop of an open store. */
+  /** Stops the thread at once, without letting PGlite write anything more, a close under way included; told to onFailure, as any stop of an open store not closing. */
   const abort = (error: Error) => {
-    if (closing) return;
     stop(error);
-    closing = thread.terminate().then(() => {});
+    // During a close too: PGlite's own close would flush into the directory, which a lost lock forbids.
+    const ended = thread.terminate().then(() => {});
+    closing ??= ended;
   };
   /** True when the directory's lock says the store must not reach it any more (it is then aborted). */
   const refused = () => {
@@ -347,7 +348,9 @@ async function workerStore(thread: Worker, told: Told, refusal?: () => Error | u
       // answer, the thread is stopped anyway after CLOSE_DEADLINE_MS, as a crash would (the WAL keeps
       // what was committed), so that a stop always ends.
       const deadline = new Promise<void>((resolve) => setTimeout(resolve, CLOSE_DEADLINE_MS).unref());
-      const closed = stopped ? Promise.resolve() : Promise.race([send({ op: 'close' }), deadline]);
+      // A thread stopped meanwhile (aborted, or gone) has nothing left to close: not an error either.
+      const asked = () => send({ op: 'close' }).catch((error: Error) => (stopped ? undefined : Promise.reject(error)));
+      const closed = stopped ? Promise.resolve() : Promise.race([asked(), deadline]);
       closing = closed.finally(() => thread.terminate()).then(() => {}); // later calls are refused from here
       return closing;
     },

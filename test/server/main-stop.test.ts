@@ -17,7 +17,7 @@ describe('server/main.ts stopping', () => {
     const dir = await mkdtemp(join(tmpdir(), 'main-paused-'));
     const own = await startProcess(`${ROOT}node_modules/.bin/tsx`, ['server/main.ts'], /listening on http:\/\/\S+/, {
       cwd: ROOT,
-      env: { PORT: String(port), HOST: '127.0.0.1', DATA_DIR: join(dir, 'data'), API_SPEC: AUTH_BUNDLE, LOG_LEVEL: 'warn', DATABASE_URL: '' },
+      env: { PORT: String(port), HOST: '127.0.0.1', DATA_DIR: join(dir, 'data'), API_SPEC: AUTH_BUNDLE, LOG_LEVEL: 'info', DATABASE_URL: '' },
     });
     try {
       const exited = new Promise<number | null>((resolve) => own.child.once('exit', (code) => resolve(code)));
@@ -27,6 +27,8 @@ describe('server/main.ts stopping', () => {
       expect(await exited).toBe(1); // it answered 500 to everything, alive, until restarted by hand
       expect(own.output()).toContain('lost its lock');
       expect(own.output()).toContain('The store stopped');
+      // Its stop ended: the store closed (a stop whose process ran out of things to wait on exits 1 too, but says no "Stopped").
+      expect(own.output()).toContain('"msg":"Stopped"');
     } finally {
       await own.stop();
       await rm(dir, { recursive: true, force: true });

@@ -199,6 +199,15 @@ describe('reset', () => {
       await resetSandbox(other);
       expect(catalogReads).toBe(3);
       expect((await server.store.query('SELECT 1 FROM payment_links')).rowCount).toBe(0);
+
+      // A reset that joins the read begun at start, which then fails, reads it again rather than fail.
+      const joined: Store = { ...store };
+      await createLink(server, DEMO_SELLER_ID);
+      failNext = true;
+      prepareReset(joined);
+      await resetSandbox(joined); // at once: the read begun above is still running
+      expect(catalogReads).toBe(5);
+      expect((await server.store.query('SELECT 1 FROM payment_links')).rowCount).toBe(0);
     } finally {
       await server.close();
     }

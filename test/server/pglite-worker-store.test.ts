@@ -160,6 +160,25 @@ describe('closing with a transaction still open', () => {
   });
 });
 
+describe('aborted while it closes (its lock lost during a stop)', () => {
+  it('stops the thread at once: the statement in flight fails with the reason, and PGlite does not close into the directory', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'pglite-abort-closing-'));
+    try {
+      const store = await openPgliteWorkerStore(join(dir, 'data'), { snapshot: true });
+      const inFlight = store.query('SELECT pg_sleep(5)').then(() => 'answered', (e: Error) => e.message);
+      await sleep(100);
+      const started = Date.now();
+      const closed = store.close(); // waits for the statement, then PGlite's own close would write
+      store.abort(new Error('lost its lock'));
+      await closed;
+      expect(await inFlight).toBe('lost its lock');
+      expect(Date.now() - started).toBeLessThan(3_000); // not pg_sleep's 5 s
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
+});
+
 describe('when the worker thread dies', () => {
   it('rejects the calls in flight and every later one, and says so once', async () => {
     const failures: Error[] = [];
