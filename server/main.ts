@@ -193,7 +193,7 @@ function shutdown(signal: string, status = 0) {
   void sandbox.close().then(
     () => {
       logger.info('Stopped');
-      process.exit(status);
+      process.exit(storeStopped ? 1 : status); // a store stopped for good during the stop too (a lock lost while requests finished)
     },
     (error: Error) => {
       logger.error({ err: error }, 'The stop failed');

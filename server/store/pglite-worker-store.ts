@@ -348,9 +348,8 @@ async function workerStore(thread: Worker, told: Told, refusal?: () => Error | u
       // answer, the thread is stopped anyway after CLOSE_DEADLINE_MS, as a crash would (the WAL keeps
       // what was committed), so that a stop always ends.
       const deadline = new Promise<void>((resolve) => setTimeout(resolve, CLOSE_DEADLINE_MS).unref());
-      // A thread stopped meanwhile (aborted, or gone) has nothing left to close: not an error either.
-      const asked = () => send({ op: 'close' }).catch((error: Error) => (stopped ? undefined : Promise.reject(error)));
-      const closed = stopped ? Promise.resolve() : Promise.race([asked(), deadline]);
+      // Aborted meanwhile (its lock lost), it rejects with the abort's reason: whoever stops it hears it.
+      const closed = stopped ? Promise.resolve() : Promise.race([send({ op: 'close' }), deadline]);
       closing = closed.finally(() => thread.terminate()).then(() => {}); // later calls are refused from here
       return closing;
     },

@@ -35,6 +35,32 @@ describe('server/main.ts stopping', () => {
     }
   }, 90_000); // a start, 8.5 s stopped, the stop: a loaded machine took over 20 s for less
 
+  it('exits 1 when its store stopped for good while the stop let a request finish (its lock removed meanwhile)', async () => {
+    const port = await freePort();
+    const dir = await mkdtemp(join(tmpdir(), 'main-drain-lost-'));
+    const own = await startProcess(`${ROOT}node_modules/.bin/tsx`, ['server/main.ts'], /listening on http:\/\/\S+/, {
+      cwd: ROOT,
+      env: { PORT: String(port), HOST: '127.0.0.1', DATA_DIR: join(dir, 'data'), API_SPEC: AUTH_BUNDLE, LOG_LEVEL: 'info', DATABASE_URL: '' },
+    });
+    try {
+      const exited = new Promise<number | null>((resolve) => own.child.once('exit', (code) => resolve(code)));
+      const program = programPid(own); // not the group: tsx's own relay would SIGKILL it on a loaded machine
+      // A request whose body comes 8 s after its head: the stop waits for it, and meanwhile the
+      // directory's lock goes (another sandbox may take the directory over).
+      const inFlight = slowTokenRequestTo(`http://127.0.0.1:${port}`, () => {
+        process.kill(program, 'SIGTERM');
+        void rm(join(dir, 'data', 'sandbox.lock'), { recursive: true, force: true });
+      }, 8_000).catch((error: Error) => error);
+      expect(await exited).toBe(1);
+      await inFlight;
+      expect(own.output()).toContain('lost its lock');
+      expect(own.output()).toContain('"msg":"Stopped"'); // the stop itself ended: its status says the store did not
+    } finally {
+      await own.stop();
+      await rm(dir, { recursive: true, force: true });
+    }
+  }, 90_000);
+
   it('on a second signal during the stop exits 1 at once, without waiting for the request in flight', async () => {
     const port = await freePort();
     const own = await startProcess(`${ROOT}node_modules/.bin/tsx`, ['server/main.ts'], /listening on http:\/\/\S+/, {
