@@ -11,14 +11,20 @@ import { slowTokenRequestTo } from './support/slow-request.ts';
 
 const ROOT = new URL('../../', import.meta.url).pathname;
 
+/** `server/main.ts` started through tsx on a free port of 127.0.0.1, on `dataDir`. */
+async function startMain(dataDir: string, logLevel: 'info' | 'warn') {
+  const port = await freePort();
+  const own = await startProcess(`${ROOT}node_modules/.bin/tsx`, ['server/main.ts'], /listening on http:\/\/\S+/, {
+    cwd: ROOT,
+    env: { PORT: String(port), HOST: '127.0.0.1', DATA_DIR: dataDir, API_SPEC: AUTH_BUNDLE, LOG_LEVEL: logLevel, DATABASE_URL: '' },
+  });
+  return { own, port };
+}
+
 describe('server/main.ts stopping', () => {
   it('exits 1 when its store stopped for good: its event loop stood still 8 s (a laptop asleep), so it gave its data directory up', async () => {
-    const port = await freePort();
     const dir = await mkdtemp(join(tmpdir(), 'main-paused-'));
-    const own = await startProcess(`${ROOT}node_modules/.bin/tsx`, ['server/main.ts'], /listening on http:\/\/\S+/, {
-      cwd: ROOT,
-      env: { PORT: String(port), HOST: '127.0.0.1', DATA_DIR: join(dir, 'data'), API_SPEC: AUTH_BUNDLE, LOG_LEVEL: 'info', DATABASE_URL: '' },
-    });
+    const { own } = await startMain(join(dir, 'data'), 'info');
     try {
       const exited = new Promise<number | null>((resolve) => own.child.once('exit', (code) => resolve(code)));
       own.signal('SIGSTOP');
@@ -36,12 +42,8 @@ describe('server/main.ts stopping', () => {
   }, 90_000); // a start, 8.5 s stopped, the stop: a loaded machine took over 20 s for less
 
   it('exits 1 when its store stopped for good while the stop let a request finish (its lock removed meanwhile)', async () => {
-    const port = await freePort();
     const dir = await mkdtemp(join(tmpdir(), 'main-drain-lost-'));
-    const own = await startProcess(`${ROOT}node_modules/.bin/tsx`, ['server/main.ts'], /listening on http:\/\/\S+/, {
-      cwd: ROOT,
-      env: { PORT: String(port), HOST: '127.0.0.1', DATA_DIR: join(dir, 'data'), API_SPEC: AUTH_BUNDLE, LOG_LEVEL: 'info', DATABASE_URL: '' },
-    });
+    const { own, port } = await startMain(join(dir, 'data'), 'info');
     try {
       const exited = new Promise<number | null>((resolve) => own.child.once('exit', (code) => resolve(code)));
       const program = programPid(own); // not the group: tsx's own relay would SIGKILL it on a loaded machine
@@ -62,11 +64,7 @@ describe('server/main.ts stopping', () => {
   }, 90_000);
 
   it('on a second signal during the stop exits 1 at once, without waiting for the request in flight', async () => {
-    const port = await freePort();
-    const own = await startProcess(`${ROOT}node_modules/.bin/tsx`, ['server/main.ts'], /listening on http:\/\/\S+/, {
-      cwd: ROOT,
-      env: { PORT: String(port), HOST: '127.0.0.1', DATA_DIR: 'memory://', API_SPEC: AUTH_BUNDLE, LOG_LEVEL: 'warn', DATABASE_URL: '' },
-    });
+    const { own, port } = await startMain('memory://', 'warn');
     try {
       const exited = new Promise<number | null>((resolve) => own.child.once('exit', (code) => resolve(code)));
       let second = 0;
