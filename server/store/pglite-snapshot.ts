@@ -13,6 +13,7 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { gunzipSync } from 'node:zlib';
 import { PACKAGE_ROOT } from '../package-root.ts';
+import { shared } from './shared-bytes.ts';
 
 /** Where the build writes the snapshot, and where a start looks for it. */
 export const PGLITE_SNAPSHOT_FILE = join(PACKAGE_ROOT, 'dist', 'pglite-snapshot.tar.gz');
@@ -38,11 +39,11 @@ export interface Manifest {
 
 /**
  * Read once per process and per file: every later in-memory start reuses the uncompressed tar
- * (~15 MB). A file found absent or unusable is looked for again at the next start (a build may
+ * (~10 MB). A file found absent or unusable is looked for again at the next start (a build may
  * write it). Two files at most are kept, the last ones read: a process uses one (the package's),
  * a test run one more of its own.
  */
-const loaded = new Map<string, Blob>();
+const loaded = new Map<string, SharedArrayBuffer>();
 const KEPT = 2;
 
 /**
@@ -50,7 +51,7 @@ const KEPT = 2;
  * Synchronous (~40 ms, once per file): the store reads it right after spawning PGlite's thread,
  * which boots meanwhile (pglite-worker-store.ts).
  */
-export function pgliteSnapshot(file = PGLITE_SNAPSHOT_FILE): Blob | undefined {
+export function pgliteSnapshot(file = PGLITE_SNAPSHOT_FILE): SharedArrayBuffer | undefined {
   let snapshot = loaded.get(file);
   if (!snapshot) {
     snapshot = read(file);
@@ -62,13 +63,12 @@ export function pgliteSnapshot(file = PGLITE_SNAPSHOT_FILE): Blob | undefined {
   return snapshot;
 }
 
-function read(file: string): Blob | undefined {
+function read(file: string): SharedArrayBuffer | undefined {
   try {
     if (!existsSync(file) || !existsSync(manifestOf(file))) return undefined;
     const manifest = JSON.parse(readFileSync(manifestOf(file), 'utf8')) as Manifest;
     if (manifest.engine !== engineIdentity()) return undefined;
-    const tar = gunzipSync(readFileSync(file));
-    return new Blob([new Uint8Array(tar.buffer as ArrayBuffer, tar.byteOffset, tar.byteLength)], { type: 'application/x-tar' });
+    return shared(gunzipSync(readFileSync(file)));
   } catch {
     return undefined;
   }

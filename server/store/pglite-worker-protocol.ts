@@ -17,11 +17,12 @@ export interface WorkerData {
  */
 export interface WorkerOpen {
   /** An uncompressed tar of a data directory to start from (pglite-snapshot.ts): in memory, or a directory with no cluster yet. */
-  snapshot?: Blob;
-  /** PGlite's engine and file-system bundle, prepared once by the main thread (PGlite's own options). */
+  snapshot?: SharedArrayBuffer;
+  /** PGlite's engine, compiled once by the main thread (PGlite's own options). */
   pgliteWasmModule?: WebAssembly.Module;
   initdbWasmModule?: WebAssembly.Module;
-  fsBundle?: Blob;
+  /** PGlite's file-system bundle (pglite.data), read once by the main thread; shared-bytes.ts says why not a Blob. */
+  fsBundle?: SharedArrayBuffer;
 }
 
 export interface WorkerRequest {

@@ -13,6 +13,7 @@ import type { MaintenanceChange, MaintenanceTimings } from './pglite-maintenance
 import { pgliteSnapshot } from './pglite-snapshot.ts';
 import { workerFromSources } from './pglite-worker-from-sources.ts';
 import type { WorkerData, WorkerError, WorkerNotice, WorkerOpen, WorkerReply, WorkerRequest } from './pglite-worker-protocol.ts';
+import { readShared } from './shared-bytes.ts';
 import { rethrowWithoutValues, StoreUnavailable, withoutQuotedValues, type QueryResult, type Queryable, type Store } from './store.ts';
 
 /** Next to this module: pglite-worker.ts from the sources (tsx, vitest), pglite-worker.js from the build. */
@@ -91,9 +92,13 @@ type Engine = Pick<WorkerOpen, 'pgliteWasmModule' | 'initdbWasmModule' | 'fsBund
 
 /**
  * PGlite's engine, compiled once per process and handed to every worker (a WebAssembly.Module and
- * a Blob cross threads without a copy): a worker of its own would compile ~9 MB of WebAssembly
+ * a SharedArrayBuffer cross threads without a copy): a worker of its own would compile ~9 MB of WebAssembly
  * again at each open, ~1-2 s of CPU for each sandbox a test suite starts. Read and compiled
- * synchronously (~45 ms, once), right after the first worker is spawned: its thread starts meanwhile.
+ * synchronously (~110 ms, once), right after the first worker is spawned: its thread boots meanwhile.
+ * Tried and not kept: reading and compiling asynchronously, the snapshot too (libuv's pool, V8's
+ * threads), to leave the main thread to the sandbox's modules. The first start took ~300 ms longer:
+ * the answers waited for the main thread, busy with the modules' synchronous loading, so the
+ * thread got what it opens with later (bench/RESULTS.md, "Sandbox in a test suite").
  */
 let engine: Engine | undefined;
 function compiledEngine(): Engine {
@@ -102,7 +107,7 @@ function compiledEngine(): Engine {
     const entry = createRequire(import.meta.url).resolve('@electric-sql/pglite');
     const dir = dirname(entry.startsWith('file:') ? fileURLToPath(entry) : entry);
     const compile = (file: string) => new WebAssembly.Module(readFileSync(join(dir, file)));
-    engine = { pgliteWasmModule: compile('pglite.wasm'), initdbWasmModule: compile('initdb.wasm'), fsBundle: new Blob([readFileSync(join(dir, 'pglite.data'))]) };
+    engine = { pgliteWasmModule: compile('pglite.wasm'), initdbWasmModule: compile('initdb.wasm'), fsBundle: readShared(join(dir, 'pglite.data')) };
     return engine;
   } catch {
     return {}; // PGlite finds its files itself; the next open tries again
@@ -189,7 +194,7 @@ function unopenable(dataDir: string, error: Error): Error {
 async function openUnlocked(dataDir: string | undefined, options: PgliteWorkerOptions, refusal?: () => Error | undefined): Promise<PgliteWorkerStore> {
   const file = typeof options.snapshot === 'string' ? options.snapshot : undefined;
   const fromSnapshot = startsEmpty(dataDir) && options.snapshot;
-  // Read and uncompressed once per process (pglite-snapshot.ts); a Blob crosses to the worker without a copy.
+  // Read and uncompressed once per process (pglite-snapshot.ts); shared memory crosses to the worker without a copy.
   const snapshot = () => (fromSnapshot ? pgliteSnapshot(file) : undefined);
   // The first thread is spawned before anything is read (synchronously, in this call), the second
   // only when the first could not load the snapshot: it starts from initdb, as without one. The

@@ -15,6 +15,7 @@ import { parentPort, workerData } from 'node:worker_threads';
 import { PGlite, type Transaction } from '@electric-sql/pglite';
 import { startMaintenance } from './pglite-maintenance.ts';
 import { pgliteStartParams } from './pglite-settings.ts';
+import { blobOf } from './shared-bytes.ts';
 import type { WorkerData, WorkerError, WorkerNotice, WorkerOpen, WorkerReply, WorkerRequest } from './pglite-worker-protocol.ts';
 
 const port = parentPort!;
@@ -37,13 +38,13 @@ function describe(error: unknown): WorkerError {
 }
 
 async function open(): Promise<PGlite> {
-  const [{ snapshot, ...compiled }] = (await once(port, 'message')) as [WorkerOpen];
+  const [{ snapshot, fsBundle, ...compiled }] = (await once(port, 'message')) as [WorkerOpen];
   /** The engine the main thread compiled, and PostgreSQL's settings for the sandbox (pglite-settings.ts). */
-  const engine = { ...compiled, startParams: pgliteStartParams() };
+  const engine = { ...compiled, fsBundle: fsBundle && blobOf(fsBundle), startParams: pgliteStartParams() };
   // The data directory exists already: the main thread made it private first (data-directory.ts).
   if (!snapshot) return PGlite.create({ ...engine, dataDir });
   // A snapshot that does not load: initdb, as without one.
-  return PGlite.create({ ...engine, dataDir, loadDataDir: snapshot }).catch(() => PGlite.create({ ...engine, dataDir }));
+  return PGlite.create({ ...engine, dataDir, loadDataDir: blobOf(snapshot, 'application/x-tar') }).catch(() => PGlite.create({ ...engine, dataDir }));
 }
 
 /** Thrown inside a transaction's callback so that PGlite rolls it back. */
@@ -117,8 +118,26 @@ async function serve(db: PGlite, request: WorkerRequest): Promise<unknown> {
   }
 }
 
+/**
+ * Opens PGlite with this thread's event loop kept alive. While PGlite opens, nothing of it holds
+ * the loop (its steps are promises and synchronous WebAssembly), and a Node thread whose loop has
+ * nothing left blocks in `NodePlatform::DrainTasks` until V8's background jobs are done: here, the
+ * optimizing compiles of PGlite's WebAssembly that its start set off. The first statement after
+ * the open then waited ~250-350 ms behind them, every first start of a process (seen in gdb, the
+ * thread in `DrainTasks` and V8's threads in `ExecuteTurbofanWasmCompilation`; bench/RESULTS.md,
+ * "Sandbox in a test suite"). A ref'd timer keeps the loop running while they finish beside it.
+ */
+async function openKeepingLoopAlive(): Promise<PGlite> {
+  const alive = setInterval(() => {}, 60_000);
+  try {
+    return await open();
+  } finally {
+    clearInterval(alive);
+  }
+}
+
 try {
-  const db = await open();
+  const db = await openKeepingLoopAlive();
   stopMaintenance = startMaintenance(db, maintenance, (change) => port.postMessage({ notice: 'maintenance', change } satisfies WorkerNotice));
   port.on('message', (request: WorkerRequest) => {
     serve(db, request).then(
