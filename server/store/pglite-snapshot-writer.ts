@@ -3,7 +3,6 @@
 // the writer (which needs the store to migrate) form no import cycle.
 import { randomBytes } from 'node:crypto';
 import { writeFile } from 'node:fs/promises';
-import { gzipSync } from 'node:zlib';
 import { PGlite } from '@electric-sql/pglite';
 import { migrate } from './migrate.ts';
 import { engineIdentity, manifestOf, PGLITE_SNAPSHOT_FILE, type Manifest } from './pglite-snapshot.ts';
@@ -13,7 +12,7 @@ import { sealedSecrets } from './sealed-secrets.ts';
 import { clusterMarkerLast } from './snapshot-tar.ts';
 
 /**
- * Makes a migrated, empty data directory and writes it (gzip tarball) and its manifest to `file`.
+ * Makes a migrated, empty data directory and writes it (a tar) and its manifest to `file`.
  * `migrationsDir` with no migration in it gives a cluster as initdb left it (the test suites' stores
  * start from one, test/support/global-setup.ts, and run the migrations themselves).
  */
@@ -43,9 +42,8 @@ export async function writePgliteSnapshot(file = PGLITE_SNAPSHOT_FILE, migration
     const needed = (segment: string) => segment >= wal!.redo && segment <= wal!.current;
     // PG_VERSION last (snapshot-tar.ts): a first start on disk killed midway leaves no half cluster.
     const dump = new Uint8Array(await (await db.dumpDataDir('none')).arrayBuffer());
-    // zlib's default level: level 9 made the migrated snapshot 1% smaller (1.350 against 1.365 MB)
-    // for ~6 times the CPU (~770 against ~120 ms), paid by every build and every test run.
-    await writeFile(file, gzipSync(clusterMarkerLast(dump, needed)));
+    // Not compressed (pglite-snapshot.ts says why).
+    await writeFile(file, clusterMarkerLast(dump, needed));
     const manifest: Manifest = { engine: engineIdentity(), migrations };
     await writeFile(manifestOf(file), JSON.stringify(manifest, null, 2) + '\n');
     return manifest;

@@ -2,21 +2,24 @@
 // initdb inside WebAssembly and the migrations took most of `startSandbox({ storage: 'memory' })`
 // (7-12 s under load here, ~3 s on an idle core), loading a dumped data directory takes a fraction
 // of it. `npm run build` (the sandbox package's build, so `make build-server` too) writes
-// dist/pglite-snapshot.tar.gz: a cluster initialised by this PGlite, every migration applied, no
+// dist/pglite-snapshot.tar: a cluster initialised by this PGlite, every migration applied, no
 // rows (nothing sealed, so no encryption key is in it). At start `migrate` still runs on it: a
 // snapshot older than the migrations gets the missing ones. Without the file, or when it was made by
 // another PGlite build (its engine files differ), or when it does not load, the store starts as
 // before, from initdb.
+//
+// The tar is not compressed: uncompressing it (gzip, 1.4 MB to 10 MB) took ~100 ms of the main
+// thread at each process's first start, before PGlite's thread could have it. npm compresses the
+// package's tarball as a whole, so the download is no larger; installed, it takes ~9 MB more.
 import { existsSync, readFileSync, statSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { gunzipSync } from 'node:zlib';
 import { PACKAGE_ROOT } from '../package-root.ts';
-import { shared } from './shared-bytes.ts';
+import { readShared } from './shared-bytes.ts';
 
 /** Where the build writes the snapshot, and where a start looks for it. */
-export const PGLITE_SNAPSHOT_FILE = join(PACKAGE_ROOT, 'dist', 'pglite-snapshot.tar.gz');
+export const PGLITE_SNAPSHOT_FILE = join(PACKAGE_ROOT, 'dist', 'pglite-snapshot.tar');
 
 /**
  * Which PGlite build a snapshot belongs to: the sizes of its engine (pglite.wasm) and file system
@@ -30,7 +33,7 @@ export function engineIdentity(): string {
 }
 
 /** The snapshot file's sidecar: the engine it was made by and the migrations in it. */
-export const manifestOf = (file: string) => file.replace(/\.tar\.gz$/, '') + '.json';
+export const manifestOf = (file: string) => file.replace(/\.tar$/, '') + '.json';
 
 export interface Manifest {
   engine: string;
@@ -47,9 +50,9 @@ const loaded = new Map<string, SharedArrayBuffer>();
 const KEPT = 2;
 
 /**
- * The snapshot as an uncompressed tar, or undefined when there is none usable for this PGlite.
- * Synchronous (~40 ms, once per file): the store reads it right after spawning PGlite's thread,
- * which boots meanwhile (pglite-worker-store.ts).
+ * The snapshot (a tar), or undefined when there is none usable for this PGlite. Synchronous
+ * (~5-10 ms, once per file): the store reads it right after spawning PGlite's thread, which boots
+ * meanwhile (pglite-worker-store.ts).
  */
 export function pgliteSnapshot(file = PGLITE_SNAPSHOT_FILE): SharedArrayBuffer | undefined {
   let snapshot = loaded.get(file);
@@ -68,7 +71,7 @@ function read(file: string): SharedArrayBuffer | undefined {
     if (!existsSync(file) || !existsSync(manifestOf(file))) return undefined;
     const manifest = JSON.parse(readFileSync(manifestOf(file), 'utf8')) as Manifest;
     if (manifest.engine !== engineIdentity()) return undefined;
-    return shared(gunzipSync(readFileSync(file)));
+    return readShared(file);
   } catch {
     return undefined;
   }

@@ -6,7 +6,6 @@ import { randomBytes } from 'node:crypto';
 import { copyFile, mkdir, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
-import { gunzipSync } from 'node:zlib';
 import { afterAll, describe, expect, inject, it } from 'vitest';
 import { migrate } from '../../server/store/migrate.ts';
 import { manifestOf, pgliteSnapshot } from '../../server/store/pglite-snapshot.ts';
@@ -39,7 +38,7 @@ describe('the pre-initialized data directory', () => {
     await (await import('node:fs/promises')).mkdir(older);
     const all = (await readdir(MIGRATIONS)).filter((f) => f.endsWith('.sql')).sort();
     for (const file of all.slice(0, 3)) await copyFile(join(MIGRATIONS, file), join(older, file));
-    const file = join(dir, 'snapshot.tar.gz');
+    const file = join(dir, 'snapshot.tar');
     const manifest = await writePgliteSnapshot(file, older);
     expect(manifest.migrations).toEqual(all.slice(0, 3).map((f) => f.slice(0, 3)));
 
@@ -89,7 +88,7 @@ describe('the pre-initialized data directory', () => {
 
   it('holds one WAL segment, its checkpoint\'s, not the ones kept for reuse; a sandbox from it writes past it and reopens', async () => {
     const snapshot = inject('pgliteClusterSnapshot'); // by the package's writer
-    const segments = tarEntries(gunzipSync(await readFile(snapshot))).filter((e) => /^\/?pg_wal\/[0-9A-F]{24}$/.test(e.path));
+    const segments = tarEntries(await readFile(snapshot)).filter((e) => /^\/?pg_wal\/[0-9A-F]{24}$/.test(e.path));
     expect(segments.map((e) => e.data.length)).toEqual([1024 * 1024]);
     const dir = await mkdtemp(join(tmpdir(), 'pglite-snapshot-'));
     dirs.push(dir);
@@ -115,7 +114,7 @@ describe('the pre-initialized data directory', () => {
 
   it("ends with the cluster's PG_VERSION: a first start on disk cut short leaves no half cluster, and the next start writes it again", async () => {
     const snapshot = inject('pgliteClusterSnapshot'); // by the package's writer
-    const entries = tarEntries(gunzipSync(await readFile(snapshot)));
+    const entries = tarEntries(await readFile(snapshot));
     expect(entries.filter(isClusterMarker)).toHaveLength(1);
     expect(isClusterMarker(entries.at(-1)!)).toBe(true);
     expect(entries.length).toBeGreaterThan(100);
@@ -143,17 +142,17 @@ describe('the pre-initialized data directory', () => {
   it('is not used when another PGlite build wrote it, nor when it is missing', async () => {
     const dir = await mkdtemp(join(tmpdir(), 'pglite-snapshot-'));
     dirs.push(dir);
-    const file = join(dir, 'other.tar.gz');
+    const file = join(dir, 'other.tar');
     await writeFile(file, Buffer.alloc(16));
     await writeFile(join(dir, 'other.json'), JSON.stringify({ engine: '1-2', migrations: [] }));
     expect(pgliteSnapshot(file)).toBeUndefined();
-    expect(pgliteSnapshot(join(dir, 'absent.tar.gz'))).toBeUndefined();
+    expect(pgliteSnapshot(join(dir, 'absent.tar'))).toBeUndefined();
   });
 
   it('is looked for again at the next start when it was missing (a build may write it meanwhile)', async () => {
     const dir = await mkdtemp(join(tmpdir(), 'pglite-snapshot-'));
     dirs.push(dir);
-    const file = join(dir, 'later.tar.gz');
+    const file = join(dir, 'later.tar');
     expect(pgliteSnapshot(file)).toBeUndefined();
     const made = inject('pgliteClusterSnapshot'); // by the same writer, as a build would
     await Promise.all([copyFile(made, file), copyFile(manifestOf(made), manifestOf(file))]);

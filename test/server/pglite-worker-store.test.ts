@@ -7,7 +7,6 @@ import { spawnSync } from 'node:child_process';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { gzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createLogger } from '../../server/http/logging.ts';
 import { runSandbox } from '../../server/sandbox-server.ts';
@@ -299,9 +298,9 @@ describe('a snapshot that does not load', () => {
 
   it('opens from initdb instead', async () => {
     dir = await mkdtemp(join(tmpdir(), 'pglite-worker-'));
-    const file = join(dir, 'corrupt.tar.gz');
-    // The right engine, a valid gzip, but no data directory inside.
-    await writeFile(file, gzipSync(Buffer.from('not a data directory '.repeat(64))));
+    const file = join(dir, 'corrupt.tar');
+    // The right engine, but no data directory inside.
+    await writeFile(file, Buffer.from('not a data directory '.repeat(64)));
     await writeFile(join(dir, 'corrupt.json'), JSON.stringify({ engine: engineIdentity(), migrations: ['001'] }));
     const store = await openPgliteWorkerStore(undefined, { snapshot: file });
     try {

@@ -26,7 +26,7 @@ export default async function setup(project: TestProject) {
   const dir = await mkdtemp(join(tmpdir(), 'pglite-cluster-'));
   const noMigrations = join(dir, 'no-migrations');
   await mkdir(noMigrations);
-  const [cluster, migrated] = [join(dir, 'cluster.tar.gz'), join(dir, 'migrated.tar.gz')];
+  const [cluster, migrated] = [join(dir, 'cluster.tar'), join(dir, 'migrated.tar')];
   await Promise.all([writePgliteSnapshot(cluster, noMigrations), writePgliteSnapshot(migrated)]);
   project.provide('pgliteClusterSnapshot', cluster);
   project.provide('pgliteMigratedSnapshot', migrated);
