@@ -102,7 +102,7 @@ describe('the packed tarballs', () => {
 
   it('sandbox: dist/ (with the migrated PGlite snapshot), the migrations and the HTML reference', async () => {
     const files = await contents('sandbox');
-    expect(files.filter((f) => !/^(dist\/.+\.(js|d\.ts)|dist\/pglite-snapshot\.(tar\.gz|json)|store\/migrations\/\d{3}_\w+\.sql|docs\/index\.html|acquirer\/README\.md|package\.json|README\.md|CHANGELOG\.md|LICENSE)$/.test(f))).toEqual([]);
+    expect(files.filter((f) => !/^(dist\/.+\.(js|d\.ts)|dist\/pglite-snapshot\.(tar|json)|store\/migrations\/\d{3}_\w+\.sql|docs\/index\.html|acquirer\/README\.md|package\.json|README\.md|CHANGELOG\.md|LICENSE)$/.test(f))).toEqual([]);
     expect(files).toEqual(expect.arrayContaining(['dist/main.js', 'dist/index.js', 'dist/index.d.ts', 'dist/pglite-snapshot.tar', 'acquirer/README.md']));
     // The build's own snapshot writer stays out: the package ships the snapshot it wrote.
     expect(files.filter((f) => /snapshot-writer|write-pglite-snapshot/.test(f))).toEqual([]);
@@ -289,7 +289,7 @@ describe('a merchant project with the three packages', () => {
       expect(files).toContain(join(built, 'main.js'));
       expect(files).toContain(join(built, 'index.d.ts'));
       expect(files).toContain(join(built, 'store', 'write-pglite-snapshot.js')); // the build's own step, left out of the package
-      expect(files.filter((f) => !f.endsWith('.js') && !f.endsWith('.d.ts') && !/\/pglite-snapshot\.(tar\.gz|json)$/.test(f))).toEqual([]);
+      expect(files.filter((f) => !f.endsWith('.js') && !f.endsWith('.d.ts') && !/\/pglite-snapshot\.(tar|json)$/.test(f))).toEqual([]);
       const wrongSpecifiers: string[] = [];
       for (const file of files.filter((f) => f.endsWith('.js'))) {
         const source = readFileSync(file, 'utf8');
