@@ -17,6 +17,7 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { PACKAGE_ROOT } from '../package-root.ts';
 import { readShared } from './shared-bytes.ts';
+import { isWholeSnapshot } from './snapshot-tar.ts';
 
 /** Where the build writes the snapshot, and where a start looks for it. */
 export const PGLITE_SNAPSHOT_FILE = join(PACKAGE_ROOT, 'dist', 'pglite-snapshot.tar');
@@ -50,7 +51,8 @@ const loaded = new Map<string, SharedArrayBuffer>();
 const KEPT = 2;
 
 /**
- * The snapshot (a tar), or undefined when there is none usable for this PGlite. Synchronous
+ * The snapshot (a tar), or undefined when there is none usable for this PGlite (none, another
+ * PGlite build's, or not whole: snapshot-tar.ts's isWholeSnapshot). Synchronous
  * (~5-10 ms, once per file): the store reads it right after spawning PGlite's thread, which boots
  * meanwhile (pglite-worker-store.ts).
  */
@@ -71,7 +73,9 @@ function read(file: string): SharedArrayBuffer | undefined {
     if (!existsSync(file) || !existsSync(manifestOf(file))) return undefined;
     const manifest = JSON.parse(readFileSync(manifestOf(file), 'utf8')) as Manifest;
     if (manifest.engine !== engineIdentity()) return undefined;
-    return readShared(file);
+    const tar = readShared(file);
+    // One cut short is not kept, and is read again at the next start.
+    return isWholeSnapshot(new Uint8Array(tar)) ? tar : undefined;
   } catch {
     return undefined;
   }

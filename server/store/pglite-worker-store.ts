@@ -194,7 +194,7 @@ function unopenable(dataDir: string, error: Error): Error {
 async function openUnlocked(dataDir: string | undefined, options: PgliteWorkerOptions, refusal?: () => Error | undefined): Promise<PgliteWorkerStore> {
   const file = typeof options.snapshot === 'string' ? options.snapshot : undefined;
   const fromSnapshot = startsEmpty(dataDir) && options.snapshot;
-  // Read and uncompressed once per process (pglite-snapshot.ts); shared memory crosses to the worker without a copy.
+  // Read once per process (pglite-snapshot.ts); shared memory crosses to the worker without a copy.
   const snapshot = () => (fromSnapshot ? pgliteSnapshot(file) : undefined);
   // The first thread is spawned before anything is read (synchronously, in this call), the second
   // only when the first could not load the snapshot: it starts from initdb, as without one. The

@@ -8,13 +8,6 @@
 // (bench/RESULTS.md, "Sandbox in a test suite").
 import { closeSync, fstatSync, openSync, readSync } from 'node:fs';
 
-/** `bytes` copied into shared memory. */
-export function shared(bytes: Uint8Array): SharedArrayBuffer {
-  const memory = new SharedArrayBuffer(bytes.byteLength);
-  new Uint8Array(memory).set(bytes);
-  return memory;
-}
-
 /** A file read straight into shared memory. */
 export function readShared(file: string): SharedArrayBuffer {
   const fd = openSync(file, 'r');

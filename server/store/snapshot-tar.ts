@@ -20,7 +20,8 @@ export interface TarEntry {
   data: Uint8Array;
 }
 
-const field = (header: Uint8Array, offset: number, length: number) => new TextDecoder().decode(header.subarray(offset, offset + length)).replace(/\0.*$/s, '');
+const text = new TextDecoder();
+const field = (header: Uint8Array, offset: number, length: number) => text.decode(header.subarray(offset, offset + length)).replace(/\0.*$/s, '');
 
 /** The entries of a tar archive, in order, up to its end blocks. */
 export function tarEntries(tar: Uint8Array): TarEntry[] {
@@ -41,6 +42,24 @@ export function tarEntries(tar: Uint8Array): TarEntry[] {
 
 /** Whether an entry is the cluster's own `PG_VERSION` (not a database directory's). */
 export const isClusterMarker = (entry: TarEntry) => entry.path.replace(/^\.?\//, '') === 'PG_VERSION';
+
+/**
+ * Whether the archive is whole, as clusterMarkerLast wrote it: every entry readable, the cluster's
+ * `PG_VERSION` last, then the two end blocks. A file cut short (a build rewriting it, a full disk)
+ * is not.
+ */
+export function isWholeSnapshot(tar: Uint8Array): boolean {
+  let entries: TarEntry[];
+  try {
+    entries = tarEntries(tar);
+  } catch {
+    return false;
+  }
+  const last = entries.at(-1);
+  if (!last || !isClusterMarker(last)) return false;
+  const end = last.bytes.byteOffset - tar.byteOffset + last.bytes.byteLength;
+  return end + 2 * BLOCK <= tar.length && tar.subarray(end, end + 2 * BLOCK).every((byte) => byte === 0);
+}
 
 /** A WAL segment file (`/pg_wal/000000010000000000000009`), not pg_wal's subdirectories. */
 const WAL_SEGMENT = /^\.?\/?pg_wal\/([0-9A-F]{24})$/;

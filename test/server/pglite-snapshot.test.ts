@@ -161,6 +161,24 @@ describe('the pre-initialized data directory', () => {
     expect(Buffer.from(found!, 257, 5).toString('latin1')).toBe('ustar'); // an uncompressed tar
     expect(pgliteSnapshot(file)).toBe(found); // and read once from then on
   });
+
+  it('is not kept when cut short (a build rewriting it, a full disk), and is read again once whole', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'pglite-snapshot-'));
+    dirs.push(dir);
+    const file = join(dir, 'cut.tar');
+    const made = inject('pgliteClusterSnapshot');
+    const whole = await readFile(made);
+    await copyFile(manifestOf(made), manifestOf(file));
+    // Empty, cut inside an entry, cut on an entry's boundary before PG_VERSION, and whole but for its end blocks.
+    const lastEntry = tarEntries(whole).at(-1)!;
+    const beforeMarker = lastEntry.bytes.byteOffset - whole.byteOffset;
+    for (const length of [0, 4_000_000, beforeMarker, whole.length - 1024]) {
+      await writeFile(file, whole.subarray(0, length));
+      expect(pgliteSnapshot(file), `cut at ${length}`).toBeUndefined();
+    }
+    await writeFile(file, whole);
+    expect(Buffer.from(pgliteSnapshot(file)!).equals(whole)).toBe(true);
+  });
 });
 
 describe('reset', () => {
