@@ -27,15 +27,22 @@ export function readShared(file: string): SharedArrayBuffer {
 
 /**
  * What PGlite reads of the Blobs it is given (`fsBundle`, `loadDataDir`): `arrayBuffer()`, which
- * it then unpacks, and `type` (a gzip type is uncompressed first); `size` for completeness. Each
- * call answers a copy of its own (never the shared memory itself: nothing PGlite does to its
- * buffer can reach another sandbox's).
+ * it then unpacks, and `type` (a gzip type is uncompressed first); `size` for completeness.
+ *
+ * Each call answers a copy of its own, so that nothing PGlite does to its buffer can reach another
+ * sandbox's: the file-system bundle goes to Emscripten's file packager, whose files keep views of
+ * the buffer they came in and are written in place. `readOnly` answers the shared memory itself,
+ * for a reader that only ever reads it: PGlite's `loadDataDir` (0.5.16) untars the snapshot,
+ * copying each file out, and drops the buffer (test/server/shared-bytes.test.ts checks the shared
+ * snapshot unchanged after a sandbox from it wrote). Its 10 MB copy took 40-100 ms in the PGlite
+ * thread during a first start (the pages of a new buffer faulted in one by one, both CPUs busy); a
+ * store's first open, alone, is ~30 ms shorter without it (four alternations).
  */
-export function blobOf(memory: SharedArrayBuffer, type = ''): Blob {
+export function blobOf(memory: SharedArrayBuffer, type = '', { readOnly = false } = {}): Blob {
   const like = {
     size: memory.byteLength,
     type,
-    arrayBuffer: async (): Promise<ArrayBuffer> => new Uint8Array(memory).slice().buffer,
+    arrayBuffer: async (): Promise<ArrayBuffer | SharedArrayBuffer> => (readOnly ? memory : new Uint8Array(memory).slice().buffer),
   };
   return like as unknown as Blob;
 }

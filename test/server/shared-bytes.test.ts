@@ -1,9 +1,11 @@
 // PGlite's bundle and the snapshot, held once per process in shared memory
 // (server/store/shared-bytes.ts): each PGlite thread gets a copy of its own.
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { copyFile, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, inject, it } from 'vitest';
+import { manifestOf, pgliteSnapshot } from '../../server/store/pglite-snapshot.ts';
+import { openPgliteWorkerStore } from '../../server/store/pglite-worker-store.ts';
 import { blobOf, readShared } from '../../server/store/shared-bytes.ts';
 
 let dir: string | undefined;
@@ -35,5 +37,32 @@ describe('shared bytes', () => {
     const second = await blob.arrayBuffer();
     expect(second).not.toBe(first);
     expect([...new Uint8Array(second)]).toEqual([1, 2, 3, 4]);
+  });
+
+  it('answers the shared memory itself to a reader that only reads it (readOnly)', async () => {
+    const memory = new SharedArrayBuffer(4);
+    expect(await blobOf(memory, '', { readOnly: true }).arrayBuffer()).toBe(memory);
+  });
+
+  it("leaves the process's snapshot as it was after a sandbox started from it wrote and checkpointed (PGlite only reads it)", async () => {
+    dir ??= await mkdtemp(join(tmpdir(), 'shared-bytes-'));
+    const file = join(dir, 'snapshot.tar');
+    const made = inject('pgliteMigratedSnapshot');
+    await Promise.all([copyFile(made, file), copyFile(manifestOf(made), manifestOf(file))]);
+    const onDisk = await readFile(file);
+    const store = await openPgliteWorkerStore(undefined, { snapshot: file });
+    try {
+      await store.exec("CREATE TABLE written (x text); INSERT INTO written SELECT repeat('x', 1000) FROM generate_series(1, 2000); CHECKPOINT");
+      expect((await store.query<{ n: number }>('SELECT count(*)::int AS n FROM written')).rows).toEqual([{ n: 2000 }]);
+    } finally {
+      await store.close();
+    }
+    expect(Buffer.from(pgliteSnapshot(file)!).equals(onDisk)).toBe(true);
+    const next = await openPgliteWorkerStore(undefined, { snapshot: file }); // and the next sandbox starts without that table
+    try {
+      expect((await next.query("SELECT to_regclass('written') AS t")).rows).toEqual([{ t: null }]);
+    } finally {
+      await next.close();
+    }
   });
 });
