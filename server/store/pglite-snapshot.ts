@@ -42,7 +42,7 @@ export interface Manifest {
 }
 
 /**
- * Read once per process and per file: every later in-memory start reuses the uncompressed tar
+ * Read once per process and per file: every later in-memory start reuses the tar
  * (~10 MB). A file found absent or unusable is looked for again at the next start (a build may
  * write it). Two files at most are kept, the last ones read: a process uses one (the package's),
  * a test run one more of its own.
@@ -52,9 +52,9 @@ const KEPT = 2;
 
 /**
  * The snapshot (a tar), or undefined when there is none usable for this PGlite (none, another
- * PGlite build's, or not whole: snapshot-tar.ts's isWholeSnapshot). Synchronous
- * (~5-10 ms, once per file): the store reads it right after spawning PGlite's thread, which boots
- * meanwhile (pglite-worker-store.ts).
+ * PGlite build's, or not whole: snapshot-tar.ts's isWholeSnapshot). Synchronous, once per file
+ * (read in ~10-70 ms, checked whole in ~4-35 ms): the store reads it right after spawning PGlite's
+ * thread, which boots meanwhile (pglite-worker-store.ts).
  */
 export function pgliteSnapshot(file = PGLITE_SNAPSHOT_FILE): SharedArrayBuffer | undefined {
   let snapshot = loaded.get(file);

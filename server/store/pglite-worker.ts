@@ -44,7 +44,7 @@ async function open(): Promise<PGlite> {
   // The data directory exists already: the main thread made it private first (data-directory.ts).
   if (!snapshot) return PGlite.create({ ...engine, dataDir });
   // A snapshot that does not load: initdb, as without one.
-  return PGlite.create({ ...engine, dataDir, loadDataDir: blobOf(snapshot, 'application/x-tar', { readOnly: true }) }).catch(() => PGlite.create({ ...engine, dataDir }));
+  return PGlite.create({ ...engine, dataDir, loadDataDir: blobOf(snapshot, 'application/x-tar') }).catch(() => PGlite.create({ ...engine, dataDir }));
 }
 
 /** Thrown inside a transaction's callback so that PGlite rolls it back. */

@@ -31,18 +31,15 @@ export function readShared(file: string): SharedArrayBuffer {
  *
  * Each call answers a copy of its own, so that nothing PGlite does to its buffer can reach another
  * sandbox's: the file-system bundle goes to Emscripten's file packager, whose files keep views of
- * the buffer they came in and are written in place. `readOnly` answers the shared memory itself,
- * for a reader that only ever reads it: PGlite's `loadDataDir` (0.5.16) untars the snapshot,
- * copying each file out, and drops the buffer (test/server/shared-bytes.test.ts checks the shared
- * snapshot unchanged after a sandbox from it wrote). Its 10 MB copy took 40-100 ms in the PGlite
- * thread during a first start (the pages of a new buffer faulted in one by one, both CPUs busy); a
- * store's first open, alone, is ~30 ms shorter without it (four alternations).
+ * the buffer they came in and are written in place. Tried and not kept: the snapshot's shared
+ * memory itself, which PGlite only reads. It saved nothing: PGlite's untar (tinytar) copies
+ * whatever is not a plain ArrayBuffer into one first (an outside review, 2026-11-25).
  */
-export function blobOf(memory: SharedArrayBuffer, type = '', { readOnly = false } = {}): Blob {
+export function blobOf(memory: SharedArrayBuffer, type = ''): Blob {
   const like = {
     size: memory.byteLength,
     type,
-    arrayBuffer: async (): Promise<ArrayBuffer | SharedArrayBuffer> => (readOnly ? memory : new Uint8Array(memory).slice().buffer),
+    arrayBuffer: async (): Promise<ArrayBuffer> => new Uint8Array(memory).slice().buffer,
   };
   return like as unknown as Blob;
 }

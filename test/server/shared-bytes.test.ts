@@ -39,12 +39,7 @@ describe('shared bytes', () => {
     expect([...new Uint8Array(second)]).toEqual([1, 2, 3, 4]);
   });
 
-  it('answers the shared memory itself to a reader that only reads it (readOnly)', async () => {
-    const memory = new SharedArrayBuffer(4);
-    expect(await blobOf(memory, '', { readOnly: true }).arrayBuffer()).toBe(memory);
-  });
-
-  it("leaves the process's snapshot as it was after a sandbox started from it wrote and checkpointed (PGlite only reads it)", async () => {
+  it("leaves the process's snapshot as it was after a sandbox started from it wrote and checkpointed", async () => {
     dir ??= await mkdtemp(join(tmpdir(), 'shared-bytes-'));
     const file = join(dir, 'snapshot.tar');
     const made = inject('pgliteMigratedSnapshot');
