@@ -4,8 +4,9 @@
 // Why not a Blob: a Blob also crosses threads without a copy, but Node 20's `Blob.arrayBuffer()`
 // reads it in chunks and then concatenates them, ~125 ms of the PGlite thread's CPU for the
 // bundle's 6 MB and the snapshot's 10 MB at every open (a CPU profile of a first start:
-// `readNext` and `concat` in node:internal/blob); a copy out of a SharedArrayBuffer takes ~6 ms
-// (bench/RESULTS.md, "Sandbox in a test suite").
+// `readNext` and `concat` in node:internal/blob). A copy out of a SharedArrayBuffer took ~6 ms on
+// an idle machine, 40-100 ms with both CPUs busy (the new buffer's pages faulted in one by one);
+// bench/RESULTS.md, "Sandbox in a test suite".
 import { closeSync, fstatSync, openSync, readSync } from 'node:fs';
 
 /** A file read straight into shared memory. */
