@@ -4,14 +4,15 @@
 // snapshot which does not load still opens from initdb, and the point of it all: the main event
 // loop stays free while PGlite works.
 import { spawnSync } from 'node:child_process';
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { createLogger } from '../../server/http/logging.ts';
 import { runSandbox } from '../../server/sandbox-server.ts';
 import { engineIdentity } from '../../server/store/pglite-snapshot.ts';
 import { openPgliteWorkerStore, withoutRefused, type PgliteWorkerStore } from '../../server/store/pglite-worker-store.ts';
+import { isClusterMarker, isWholeSnapshot, tarEntries } from '../../server/store/snapshot-tar.ts';
 import { CapturedLogs, PLATFORM_JSON, testConfig } from './support/server.ts';
 
 const ROOT = join(import.meta.dirname, '../..');
@@ -299,8 +300,12 @@ describe('a snapshot that does not load', () => {
   it('opens from initdb instead', async () => {
     dir = await mkdtemp(join(tmpdir(), 'pglite-worker-'));
     const file = join(dir, 'corrupt.tar');
-    // The right engine, but no data directory inside.
-    await writeFile(file, Buffer.from('not a data directory '.repeat(64)));
+    // The right engine, and a whole archive (PG_VERSION last, then its end blocks: pglite-snapshot.ts
+    // passes it on), but no data directory inside: PGlite itself refuses it.
+    const marker = tarEntries(await readFile(inject('pgliteClusterSnapshot'))).find(isClusterMarker)!;
+    const tar = Buffer.concat([marker.bytes, new Uint8Array(1024)]);
+    expect(isWholeSnapshot(tar)).toBe(true);
+    await writeFile(file, tar);
     await writeFile(join(dir, 'corrupt.json'), JSON.stringify({ engine: engineIdentity(), migrations: ['001'] }));
     const store = await openPgliteWorkerStore(undefined, { snapshot: file });
     try {
